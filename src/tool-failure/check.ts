@@ -1,0 +1,85 @@
+import { baselineClassOfCode, isToolFailureClass } from './constants.js';
+import { TOOL_FAILURE_RULES as R, type ToolFailureRule } from './rules.js';
+import type { ToolFailureProblem } from './types.js';
+
+/** Own data properties of a failure object, read without running accessors. */
+export type FailureFields = ReadonlyMap<string, unknown>;
+
+/**
+ * The one place that decides whether a failure object follows the proposal.
+ * Pure: reads only the given fields and returns every problem found.
+ */
+export function checkFailureFields(fields: FailureFields): ToolFailureProblem[] {
+  const problems: ToolFailureProblem[] = [];
+  const report = (r: ToolFailureRule, message: string): void => {
+    problems.push({ rule: r.id, severity: r.severity, message });
+  };
+
+  const cls = fields.get('class');
+  if (!fields.has('class')) report(R.CLASS_REQUIRED, 'toolFailure.class is missing');
+  else if (!isToolFailureClass(cls))
+    report(
+      R.CLASS_ENUM,
+      `toolFailure.class must be capability, reliability or governance (got ${describe(cls)})`,
+    );
+
+  const code = fields.get('code');
+  if (typeof code !== 'string' || code.length === 0) {
+    report(R.CODE_REQUIRED, `toolFailure.code must be a non-empty string (got ${describe(code)})`);
+  } else if (isToolFailureClass(cls)) {
+    const expected = baselineClassOfCode(code);
+    if (expected !== undefined && expected !== cls)
+      report(R.CODE_CLASS, `baseline code ${code} belongs to class ${expected}, not ${cls}`);
+  }
+
+  const retryable = fields.get('retryable');
+  if (fields.has('retryable') && typeof retryable !== 'boolean') {
+    report(
+      R.RETRYABLE_TYPE,
+      `toolFailure.retryable must be a boolean (got ${describe(retryable)})`,
+    );
+  } else if (retryable === true && isToolFailureClass(cls) && cls !== 'reliability') {
+    report(R.RETRYABLE_CLASS, `toolFailure.retryable must be absent or false for class ${cls}`);
+  }
+
+  if (fields.has('retryNotBefore')) {
+    const rnb = fields.get('retryNotBefore');
+    if (typeof rnb !== 'number' || !Number.isFinite(rnb) || rnb < 0) {
+      report(
+        R.RETRY_NOT_BEFORE_TYPE,
+        `toolFailure.retryNotBefore must be finite epoch milliseconds (got ${describe(rnb)})`,
+      );
+    } else if (retryable !== true) {
+      report(
+        R.RETRY_NOT_BEFORE_RETRYABLE,
+        'toolFailure.retryNotBefore is set but retryable is not true',
+      );
+    }
+  }
+
+  const correlationId = fields.get('correlationId');
+  if (typeof correlationId !== 'string' || correlationId.length === 0)
+    report(
+      R.CORRELATION_REQUIRED,
+      `toolFailure.correlationId must be a non-empty string (got ${describe(correlationId)})`,
+    );
+
+  if (fields.has('agentGuidance') && typeof fields.get('agentGuidance') !== 'string')
+    report(
+      R.GUIDANCE_TYPE,
+      `toolFailure.agentGuidance must be a string (got ${describe(fields.get('agentGuidance'))})`,
+    );
+
+  return problems;
+}
+
+/** A short, value-free description of what was found, safe for logs and span attributes. */
+export function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string')
+    return value.length === 0 ? 'an empty string' : 'a string outside the allowed values';
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a non-finite number';
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,212 @@
+import { isToolFailureError } from './error.js';
+import type { ErrorClassification, ErrorClassifier } from './types.js';
+
+/** Options for `classifyError`. */
+export interface ClassifyErrorOptions {
+  /** Consulted first; `undefined` falls back to the built-in rules. */
+  classifier?: ErrorClassifier;
+  /** Clock for turning `Retry-After` into `retryNotBefore`. @default Date.now */
+  now?: () => number;
+}
+
+/**
+ * The classification of an error nothing else recognises: it never invites a retry.
+ * `reliability` because the server failed rather than the request, `retryable: false`
+ * because nothing says a second try would be safe or useful.
+ */
+export const DEFAULT_CLASSIFICATION: Readonly<ErrorClassification> = Object.freeze({
+  class: 'reliability',
+  code: 'internal_error',
+  retryable: false,
+});
+
+const TRANSIENT_NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'EAI_AGAIN',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+]);
+
+/** JSON-RPC / MCP error codes (MCP `ErrorCode`, SDK 1.x and 2.x). */
+const JSONRPC: Record<number, ErrorClassification> = {
+  [-32700]: { class: 'capability', code: 'invalid_input' },
+  [-32600]: { class: 'capability', code: 'invalid_input' },
+  [-32601]: { class: 'capability', code: 'capability_unsupported' },
+  [-32602]: { class: 'capability', code: 'invalid_input' },
+  [-32603]: DEFAULT_CLASSIFICATION,
+  [-32000]: { class: 'reliability', code: 'upstream_unavailable', retryable: true },
+  [-32001]: { class: 'reliability', code: 'timeout', retryable: true },
+  [-32002]: { class: 'capability', code: 'resource_not_found' },
+  [-32042]: { class: 'governance', code: 'user_action_required' },
+};
+
+/**
+ * Maps a thrown error to a tool-failure classification. Pure and total: any input,
+ * including non-errors and hostile objects, yields a classification.
+ *
+ * Order: the user's classifier, `ToolFailureError`, schema validation errors, HTTP-style
+ * statuses, JSON-RPC codes, Node network codes, timeouts and aborts (following `cause`),
+ * then `DEFAULT_CLASSIFICATION`.
+ */
+export function classifyError(error: unknown, options?: ClassifyErrorOptions): ErrorClassification {
+  if (options?.classifier !== undefined) {
+    try {
+      const custom = options.classifier(error);
+      if (custom !== undefined) return custom;
+    } catch {
+      // A broken classifier must not break the tool call; the built-in rules apply.
+    }
+  }
+  try {
+    return classifyBuiltIn(error, options?.now ?? Date.now, 0) ?? { ...DEFAULT_CLASSIFICATION };
+  } catch {
+    return { ...DEFAULT_CLASSIFICATION };
+  }
+}
+
+function classifyBuiltIn(
+  error: unknown,
+  now: () => number,
+  depth: number,
+): ErrorClassification | undefined {
+  if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
+  if (isToolFailureError(error)) {
+    const out: ErrorClassification = { class: error.failureClass, code: error.code };
+    if (error.retryable !== undefined) out.retryable = error.retryable;
+    if (error.retryNotBefore !== undefined) out.retryNotBefore = error.retryNotBefore;
+    if (error.agentGuidance !== undefined) out.agentGuidance = error.agentGuidance;
+    return out;
+  }
+  const name = prop(error, 'name');
+  if (name === 'ZodError' || name === 'ValidationError' || name === 'SchemaValidationError') {
+    return { class: 'capability', code: 'invalid_input' };
+  }
+  const status = httpStatusOf(error);
+  if (status !== undefined) {
+    const byStatus = classifyStatus(status, error, now);
+    if (byStatus !== undefined) return byStatus;
+  }
+  const code = prop(error, 'code');
+  if (typeof code === 'number' && JSONRPC[code] !== undefined) return { ...JSONRPC[code] };
+  if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code)) {
+    return { class: 'reliability', code: 'retryable_transient_error', retryable: true };
+  }
+  if (name === 'TimeoutError') return { class: 'reliability', code: 'timeout', retryable: true };
+  if (name === 'AbortError') return { class: 'reliability', code: 'cancelled', retryable: false };
+  return classifyBuiltIn(prop(error, 'cause'), now, depth + 1);
+}
+
+function classifyStatus(
+  status: number,
+  error: object,
+  now: () => number,
+): ErrorClassification | undefined {
+  switch (status) {
+    case 400:
+    case 422:
+      return { class: 'capability', code: 'invalid_input' };
+    case 401:
+      return { class: 'governance', code: 'auth_required' };
+    case 403:
+      return { class: 'governance', code: 'permission_denied' };
+    case 404:
+    case 410:
+      return { class: 'capability', code: 'resource_not_found' };
+    case 405:
+    case 501:
+      return { class: 'capability', code: 'capability_unsupported' };
+    case 451:
+      return { class: 'governance', code: 'policy_blocked' };
+    case 408:
+    case 425:
+    case 429:
+    case 502:
+    case 503:
+    case 504: {
+      const out: ErrorClassification = {
+        class: 'reliability',
+        code: 'retryable_transient_error',
+        retryable: true,
+      };
+      const notBefore = retryAfterOf(error, now);
+      if (notBefore !== undefined) out.retryNotBefore = notBefore;
+      return out;
+    }
+    default:
+      return status >= 500 && status < 600 ? { ...DEFAULT_CLASSIFICATION } : undefined;
+  }
+}
+
+function httpStatusOf(error: object): number | undefined {
+  for (const candidate of [
+    prop(error, 'status'),
+    prop(error, 'statusCode'),
+    prop(prop(error, 'response'), 'status'),
+  ]) {
+    if (
+      typeof candidate === 'number' &&
+      Number.isInteger(candidate) &&
+      candidate >= 100 &&
+      candidate < 600
+    ) {
+      return candidate;
+    }
+  }
+  return undefined;
+}
+
+/** `Retry-After` (delta-seconds or an HTTP date) as epoch milliseconds. */
+export function parseRetryAfter(value: unknown, now: number): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return now + value * 1000;
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return now + Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isFinite(date) ? Math.max(date, now) : undefined;
+}
+
+function retryAfterOf(error: object, now: () => number): number | undefined {
+  for (const headers of [prop(error, 'headers'), prop(prop(error, 'response'), 'headers')]) {
+    const value = headerValue(headers, 'retry-after');
+    if (value !== undefined) {
+      const parsed = parseRetryAfter(value, now());
+      if (parsed !== undefined) return parsed;
+    }
+  }
+  const direct = prop(error, 'retryAfter');
+  return direct === undefined ? undefined : parseRetryAfter(direct, now());
+}
+
+function headerValue(headers: unknown, name: string): unknown {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const get = prop(headers, 'get');
+  if (typeof get === 'function') {
+    const v: unknown = get.call(headers, name);
+    return v ?? undefined;
+  }
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() === name) return prop(headers, key);
+  }
+  return undefined;
+}
+
+/** Reads a property without letting a throwing getter escape. */
+function prop(obj: unknown, key: string): unknown {
+  if (typeof obj !== 'object' || obj === null) return undefined;
+  try {
+    return (obj as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,102 @@
+import { checkFailureFields } from './check.js';
+import { TOOL_FAILURE_META_KEY } from './constants.js';
+import { TOOL_FAILURE_RULES as R, type ToolFailureRule } from './rules.js';
+import type { ToolFailure, ToolFailureProblem, ToolFailureReading } from './types.js';
+
+/** Options for `readToolFailure`. */
+export interface ReadToolFailureOptions {
+  /** The `_meta` key to read. @default TOOL_FAILURE_META_KEY */
+  metaKey?: string;
+}
+
+/**
+ * Reads the tool-failure object of a received `CallToolResult`.
+ *
+ * Never throws and never runs accessors of the input: it only looks at own data
+ * properties, so getters, proxies and `__proto__` keys cannot hurt the caller.
+ * A valid failure is returned as a shallow copy with unknown keys kept as they came.
+ */
+export function readToolFailure(
+  result: unknown,
+  options?: ReadToolFailureOptions,
+): ToolFailureReading {
+  try {
+    return readUnsafe(result, options?.metaKey ?? TOOL_FAILURE_META_KEY);
+  } catch {
+    return {
+      status: 'invalid',
+      raw: undefined,
+      problems: [problem(R.UNREADABLE, 'the result could not be read as plain data')],
+    };
+  }
+}
+
+function readUnsafe(result: unknown, metaKey: string): ToolFailureReading {
+  if (!isObject(result)) return { status: 'absent', problems: [] };
+  const meta = ownData(result, '_meta');
+  if (meta === undefined) return { status: 'absent', problems: [] };
+  if (!isObject(meta)) {
+    return { status: 'absent', problems: [problem(R.META_OBJECT, '_meta is not an object')] };
+  }
+  const desc = Object.getOwnPropertyDescriptor(meta, metaKey);
+  if (desc === undefined) return { status: 'absent', problems: [] };
+  if (!('value' in desc)) {
+    return {
+      status: 'invalid',
+      raw: undefined,
+      problems: [problem(R.UNREADABLE, 'the toolFailure key is an accessor')],
+    };
+  }
+  const raw: unknown = desc.value;
+  const problems: ToolFailureProblem[] = [];
+  if (ownData(result, 'isError') !== true) {
+    problems.push(
+      problem(R.ONLY_ON_ERROR, 'toolFailure is present on a result without isError: true'),
+    );
+  }
+  if (!isObject(raw)) {
+    problems.push(problem(R.FAILURE_OBJECT, 'toolFailure is not an object'));
+    return { status: 'invalid', raw, problems };
+  }
+  const fields = new Map<string, unknown>();
+  for (const key of Reflect.ownKeys(raw)) {
+    if (typeof key !== 'string') continue;
+    const d = Object.getOwnPropertyDescriptor(raw, key);
+    if (d === undefined || !d.enumerable) continue;
+    if (!('value' in d)) {
+      problems.push(problem(R.UNREADABLE, 'toolFailure has an accessor property'));
+      return { status: 'invalid', raw, problems };
+    }
+    fields.set(key, d.value);
+  }
+  problems.push(...checkFailureFields(fields));
+  if (problems.some((p) => p.severity === 'error')) return { status: 'invalid', raw, problems };
+  return { status: 'valid', failure: toPlain(fields), problems };
+}
+
+function toPlain(fields: ReadonlyMap<string, unknown>): ToolFailure {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of fields) {
+    // defineProperty keeps a key such as "__proto__" an own data key instead of touching the prototype.
+    Object.defineProperty(out, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out as ToolFailure;
+}
+
+function ownData(obj: object, key: string): unknown {
+  const d = Object.getOwnPropertyDescriptor(obj, key);
+  return d !== undefined && 'value' in d ? d.value : undefined;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function problem(r: ToolFailureRule, message: string): ToolFailureProblem {
+  return { rule: r.id, severity: r.severity, message };
+}
