@@ -1,0 +1,82 @@
+/**
+ * Attribute and metric names, copied (not imported at run time) from the OpenTelemetry
+ * semantic conventions for MCP (semantic-conventions-genai `docs/gen-ai/mcp.md`, status
+ * Development, as of 2026-11) and the stable registry. Our own names live under
+ * `mcp.tool.failure.*` and `mcp.tool.call.*`.
+ *
+ * This file is the one place each name is spelled; the README tables are checked against it.
+ */
+
+// --- MCP / GenAI semantic conventions (Development) ---
+/** @experimental */ export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
+/** @experimental */ export const ATTR_MCP_SESSION_ID = 'mcp.session.id';
+/** @experimental */ export const ATTR_MCP_PROTOCOL_VERSION = 'mcp.protocol.version';
+/** @experimental */ export const ATTR_MCP_RESOURCE_URI = 'mcp.resource.uri';
+/** @experimental */ export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+/** @experimental */ export const ATTR_GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name';
+/** @experimental */ export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+/** @experimental */ export const GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL = 'execute_tool';
+/** @experimental */ export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+/** @experimental */ export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+/** @experimental */ export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
+/** @experimental */ export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
+/** Value of `error.type` for a `CallToolResult` with `isError: true`. */
+export const ERROR_TYPE_VALUE_TOOL_ERROR = 'tool_error';
+
+// --- Stable ---
+export const ATTR_ERROR_TYPE = 'error.type';
+export const ATTR_NETWORK_TRANSPORT = 'network.transport';
+export const ATTR_NETWORK_PROTOCOL_NAME = 'network.protocol.name';
+export const ATTR_SERVER_ADDRESS = 'server.address';
+export const ATTR_SERVER_PORT = 'server.port';
+
+// --- This package: tool failures (mcp.tool.failure.*) ---
+/** Failure class: capability, reliability or governance. */
+export const ATTR_MCP_TOOL_FAILURE_CLASS = 'mcp.tool.failure.class';
+/** Failure code (on metrics: `_OTHER` outside the baseline and allow-list). */
+export const ATTR_MCP_TOOL_FAILURE_CODE = 'mcp.tool.failure.code';
+/** Whether the server marked the failure retryable. */
+export const ATTR_MCP_TOOL_FAILURE_RETRYABLE = 'mcp.tool.failure.retryable';
+/** `retryNotBefore`, epoch milliseconds. */
+export const ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE = 'mcp.tool.failure.retry_not_before';
+/** The failure's `correlationId`. Spans only, never on metrics. */
+export const ATTR_MCP_TOOL_FAILURE_CORRELATION_ID = 'mcp.tool.failure.correlation_id';
+/** The failure's `agentGuidance`, length-capped. */
+export const ATTR_MCP_TOOL_FAILURE_AGENT_GUIDANCE = 'mcp.tool.failure.agent_guidance';
+/** Rule ids of a malformed failure object, comma-separated. */
+export const ATTR_MCP_TOOL_FAILURE_PROBLEMS = 'mcp.tool.failure.problems';
+/** Who produced the failure object: `server` (the handler), `instrumentation`, or `proxy`. */
+export const ATTR_MCP_TOOL_FAILURE_SOURCE = 'mcp.tool.failure.source';
+
+// --- This package: calls and retries (mcp.tool.call.*) ---
+/** The attempt number (1, 2, ...) of one `tools/call` client span. */
+export const ATTR_MCP_TOOL_CALL_ATTEMPT = 'mcp.tool.call.attempt';
+/** The total number of attempts of a logical call. */
+export const ATTR_MCP_TOOL_CALL_ATTEMPTS = 'mcp.tool.call.attempts';
+/** The final outcome of a logical call: see `TOOL_CALL_OUTCOMES`. */
+export const ATTR_MCP_TOOL_CALL_OUTCOME = 'mcp.tool.call.outcome';
+
+/** Values of `mcp.tool.call.outcome`. */
+export const TOOL_CALL_OUTCOMES = Object.freeze([
+  'success',
+  'failure',
+  'retries_exhausted',
+  'budget_exhausted',
+  'aborted',
+  'error',
+] as const);
+
+// --- Metrics ---
+/** @experimental */ export const METRIC_MCP_CLIENT_OPERATION_DURATION =
+  'mcp.client.operation.duration';
+/** @experimental */ export const METRIC_MCP_SERVER_OPERATION_DURATION =
+  'mcp.server.operation.duration';
+export const METRIC_MCP_CLIENT_TOOL_FAILURES = 'mcp.client.tool.failures';
+export const METRIC_MCP_SERVER_TOOL_FAILURES = 'mcp.server.tool.failures';
+export const METRIC_MCP_TOOL_CALL_RETRIES = 'mcp.tool.call.retries';
+/** The semantic conventions' advisory buckets for the operation durations, in seconds. */
+export const DURATION_BUCKETS_SECONDS = Object.freeze([
+  0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+]);
+/** Stands for a failure code outside the baseline vocabulary and the allow-list, on metrics. */
+export const METRIC_CODE_OTHER = '_OTHER';
