@@ -172,6 +172,8 @@ export function parseRetryAfter(value: unknown, now: number): number | undefined
   if (typeof value !== 'string') return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return now + Number(trimmed) * 1000;
+  // An HTTP date always names a day or month; this keeps Date.parse from reading "-3" as a year.
+  if (!/[a-z]{3}/i.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   return Number.isFinite(date) ? Math.max(date, now) : undefined;
 }
