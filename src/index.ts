@@ -16,6 +16,11 @@ export {
   parseRetryAfter,
   correlationIdFor,
 } from './tool-failure/index.js';
+export { McpInstrumentation, SDK_V1_RANGE, SDK_V2_RANGE } from './instrumentation.js';
+export { instrumentClient, instrumentServer } from './default-instance.js';
+export { getToolAnnotations, refreshToolAnnotations } from './core/tool-annotations.js';
+export { withAttempt, attemptOf } from './attempt-context.js';
+export { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 export type {
   ToolFailure,
   ToolFailureClass,
@@ -33,3 +38,10 @@ export type { ToolFailureRule, ToolFailureRuleId } from './tool-failure/rules.js
 export type { ReadToolFailureOptions } from './tool-failure/read.js';
 export type { ClassifyErrorOptions } from './tool-failure/classify.js';
 export type { ToolFailureErrorInit } from './tool-failure/error.js';
+export type {
+  McpInstrumentationConfig,
+  McpRequestInfo,
+  McpResponseInfo,
+  McpSpanHook,
+} from './types.js';
+export type { ToolAnnotations } from './core/tool-annotations.js';

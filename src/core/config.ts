@@ -1,0 +1,32 @@
+import type { ResolvedConfig } from '../internal-types.js';
+import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
+import type { McpInstrumentationConfig } from '../types.js';
+
+/** Applies defaults; tolerates nonsense values by falling back to the default. */
+export function resolveConfig(
+  config: McpInstrumentationConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedConfig {
+  const envCapture =
+    env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
+  const max = config.maxAttributeLength;
+  return {
+    ...config,
+    captureToolPayloads:
+      typeof config.captureToolPayloads === 'boolean' ? config.captureToolPayloads : envCapture,
+    addFailureObjects: config.addFailureObjects !== false,
+    trustIncomingContext: config.trustIncomingContext !== false,
+    propagateContext: config.propagateContext !== false,
+    metaKey:
+      typeof config.metaKey === 'string' && config.metaKey.length > 0
+        ? config.metaKey
+        : TOOL_FAILURE_META_KEY,
+    metricCodes: new Set(
+      Array.isArray(config.metricCodeAllowList)
+        ? config.metricCodeAllowList.filter((c) => typeof c === 'string')
+        : [],
+    ),
+    maxAttributeLength: typeof max === 'number' && Number.isInteger(max) && max >= 16 ? max : 256,
+    emitFailureLogs: config.emitFailureLogs !== false,
+  };
+}

@@ -1,0 +1,46 @@
+import { ROOT_CONTEXT, propagation, type Context, type TextMapGetter } from '@opentelemetry/api';
+import { isRecord } from './safe.js';
+
+const metaGetter: TextMapGetter<Record<string, unknown>> = {
+  keys(carrier) {
+    try {
+      return Object.keys(carrier);
+    } catch {
+      return [];
+    }
+  },
+  get(carrier, key) {
+    try {
+      const d = Object.getOwnPropertyDescriptor(carrier, key);
+      const v: unknown = d !== undefined && 'value' in d ? d.value : undefined;
+      if (typeof v === 'string') return v;
+      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+      return undefined;
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+/**
+ * Returns `params` with the trace context of `ctx` injected into a copy of `params._meta`
+ * (keys the caller set are kept, and win over ours). The caller's objects are never mutated;
+ * when the propagator writes nothing, `params` itself is returned.
+ */
+export function injectIntoParams(params: unknown, ctx: Context): unknown {
+  const carrier: Record<string, string> = {};
+  propagation.inject(ctx, carrier);
+  if (Object.keys(carrier).length === 0) return params;
+  const base = isRecord(params) ? params : {};
+  const meta = isRecord(base._meta) ? base._meta : {};
+  return { ...base, _meta: { ...carrier, ...meta } };
+}
+
+/** The remote context carried in `params._meta`, or `undefined` when none is there. */
+export function extractFromParams(params: unknown): Context | undefined {
+  if (!isRecord(params)) return undefined;
+  const meta = params._meta;
+  if (!isRecord(meta)) return undefined;
+  const ctx = propagation.extract(ROOT_CONTEXT, meta, metaGetter);
+  return ctx === ROOT_CONTEXT ? undefined : ctx;
+}

@@ -1,0 +1,474 @@
+import {
+  SpanKind,
+  SpanStatusCode,
+  context,
+  createContextKey,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+} from '@opentelemetry/api';
+import { SeverityNumber } from '@opentelemetry/api-logs';
+import type { JsonRpcMessage, TelemetrySource, TransportLike } from '../internal-types.js';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_TOOL_FAILURE_SOURCE,
+  ATTR_RPC_RESPONSE_STATUS_CODE,
+} from '../semconv.js';
+import { toolFailureResult } from '../tool-failure/build.js';
+import { classifyError } from '../tool-failure/classify.js';
+import { isToolFailureError } from '../tool-failure/error.js';
+import { readToolFailure } from '../tool-failure/read.js';
+import type {
+  ErrorClassification,
+  ToolFailure,
+  ToolFailureReading,
+} from '../tool-failure/types.js';
+import { INSIDE_CLIENT_SPAN } from './client.js';
+import {
+  metricAttributesOf,
+  requestAttributes,
+  spanNameOf,
+  targetOf,
+  transportAttributes,
+} from './attributes.js';
+import { failureAttributes } from './failure-attributes.js';
+import { secondsSince } from './metrics.js';
+import { extractFromParams } from './propagation.js';
+import { recordToolResult, runHook, safeJson } from './record.js';
+import { isRecord, ownString, ownValue } from './safe.js';
+import { truncate } from './truncate.js';
+
+/** What the server side knows of one incoming request while it runs. */
+interface ServerCall {
+  span: Span;
+  ctx: Context;
+  method: string;
+  target: string | undefined;
+  params: unknown;
+  attrs: Attributes;
+  start: number;
+  /** The error a handler or tool callback threw, caught before the SDK flattens it. */
+  thrown?: unknown;
+  done: boolean;
+}
+
+const SERVER_CALL = createContextKey('omcp.mcp.server.call');
+const TAPPED = Symbol.for('omcp.mcp.tapped');
+/** JSON-RPC codes the conventions do not count as server errors (#404). */
+const NOT_SERVER_ERRORS = new Set([-32700, -32600, -32601, -32602, -32002]);
+const protocolVersions = new WeakMap<object, string>();
+
+/** Notes an error thrown by a handler or tool callback on the call running in `ctx`. */
+export function noteThrown(error: unknown, ctx: Context = context.active()): void {
+  const call = ctx.getValue(SERVER_CALL) as ServerCall | undefined;
+  if (call !== undefined && call.thrown === undefined) call.thrown = error;
+}
+
+/** The trace ID of the server call running in `ctx`, if any. */
+export function serverCallTraceId(ctx: Context = context.active()): string | undefined {
+  const call = ctx.getValue(SERVER_CALL) as ServerCall | undefined;
+  return call?.span.spanContext().traceId;
+}
+
+/**
+ * Taps a connected transport of a server-side (receiving) `Protocol`: one SERVER span per
+ * incoming request, from the moment it arrives until its response is sent, so failures
+ * the SDK produces before any handler runs are recorded too. The response for `tools/call`
+ * may gain a failure object (a copy of the result; the SDK's own object is not touched).
+ */
+export function tapTransport(
+  source: TelemetrySource,
+  protocol: object,
+  transport: TransportLike,
+): void {
+  if (typeof transport !== 'object' || transport === null) return;
+  const marked = transport as unknown as Record<symbol, unknown>;
+  if (marked[TAPPED] === true) return;
+  const calls = new Map<unknown, ServerCall>();
+  const onmessage = transport.onmessage;
+  const send = transport.send;
+  const onclose = transport.onclose;
+  if (typeof onmessage !== 'function' || typeof send !== 'function') return;
+  marked[TAPPED] = true;
+
+  transport.onmessage = function tappedOnMessage(
+    this: unknown,
+    message: JsonRpcMessage,
+    extra?: unknown,
+  ): void {
+    if (!source.active()) return onmessage.call(this, message, extra);
+    let ctx: Context | undefined;
+    try {
+      ctx = startServerCall(source, protocol, transport, calls, message);
+    } catch (err) {
+      source.diag.error('mcp: could not start a server span', err);
+    }
+    if (ctx === undefined) return onmessage.call(this, message, extra);
+    return context.with(ctx, () => onmessage.call(this, message, extra));
+  };
+
+  transport.send = function tappedSend(
+    this: unknown,
+    message: JsonRpcMessage,
+    options?: unknown,
+  ): Promise<void> {
+    let outgoing = message;
+    try {
+      outgoing = finishServerCall(source, protocol, calls, message);
+    } catch (err) {
+      source.diag.error('mcp: could not record a server response', err);
+    }
+    return send.call(this, outgoing, options);
+  };
+
+  transport.onclose = function tappedOnClose(this: unknown): void {
+    try {
+      for (const call of calls.values()) endCall(source, call, 'transport_closed');
+      calls.clear();
+    } catch (err) {
+      source.diag.error('mcp: could not end open server spans', err);
+    }
+    return onclose?.call(this);
+  };
+}
+
+function startServerCall(
+  source: TelemetrySource,
+  protocol: object,
+  transport: TransportLike,
+  calls: Map<unknown, ServerCall>,
+  message: JsonRpcMessage,
+): Context | undefined {
+  if (!isRecord(message)) return undefined;
+  const method = ownValue(message, 'method');
+  const id = ownValue(message, 'id');
+  if (typeof method !== 'string') return undefined;
+  if (id === undefined || id === null) {
+    if (method === 'notifications/cancelled') {
+      const requestId = ownValue(ownValue(message, 'params'), 'requestId');
+      const call = calls.get(requestId);
+      if (call !== undefined) {
+        calls.delete(requestId);
+        endCall(source, call, 'cancelled');
+      }
+    }
+    return undefined;
+  }
+  const config = source.config();
+  const params = ownValue(message, 'params');
+  const target = targetOf(method, params);
+  const attrs: Attributes = {
+    ...requestAttributes(method, params, id),
+    ...transportAttributes(transport),
+  };
+  const version = protocolVersions.get(protocol) ?? ownString(params, 'protocolVersion');
+  if (version !== undefined) attrs[ATTR_MCP_PROTOCOL_VERSION] = version;
+  if (config.captureToolPayloads && method === 'tools/call') {
+    attrs[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = truncate(
+      safeJson(ownValue(params, 'arguments')),
+      16 * config.maxAttributeLength,
+    );
+  }
+
+  const ambient = context.active();
+  const ambientSpan = trace.getSpanContext(ambient);
+  const remote = extractFromParams(params);
+  const remoteSpan = remote === undefined ? undefined : trace.getSpanContext(remote);
+  const links: Link[] = [];
+  let parent: Context = ambient;
+  if (remote !== undefined && remoteSpan !== undefined) {
+    if (config.trustIncomingContext) {
+      // Parent on the caller's MCP context; keep the transport's own span (e.g. HTTP) as a link.
+      parent = remote;
+      if (ambientSpan !== undefined && ambientSpan.traceId !== remoteSpan.traceId)
+        links.push({ context: ambientSpan });
+    } else {
+      parent = trace.deleteSpan(ambient);
+      links.push({ context: remoteSpan });
+      if (ambientSpan !== undefined) links.push({ context: ambientSpan });
+    }
+  }
+  const span = source
+    .tracer()
+    .startSpan(
+      spanNameOf(method, target),
+      {
+        kind: SpanKind.SERVER,
+        attributes: attrs,
+        links,
+        root: !config.trustIncomingContext && remoteSpan !== undefined,
+      },
+      parent,
+    );
+  const call: ServerCall = {
+    span,
+    ctx: ambient,
+    method,
+    target,
+    params,
+    attrs,
+    start: performance.now(),
+    done: false,
+  };
+  // In-process transports deliver inside the sender's context: drop its client-span marker.
+  const ctx = trace
+    .setSpan(parent, span)
+    .setValue(SERVER_CALL, call)
+    .deleteValue(INSIDE_CLIENT_SPAN);
+  call.ctx = ctx;
+  const previous = calls.get(id);
+  if (previous !== undefined) endCall(source, previous, 'superseded');
+  calls.set(id, call);
+  runHook(source, config.requestHook, span, { side: 'server', method, target, params });
+  return ctx;
+}
+
+function finishServerCall(
+  source: TelemetrySource,
+  protocol: object,
+  calls: Map<unknown, ServerCall>,
+  message: JsonRpcMessage,
+): JsonRpcMessage {
+  if (!isRecord(message) || 'method' in message) return message;
+  const id = ownValue(message, 'id');
+  const call = calls.get(id);
+  if (call === undefined) return message;
+  calls.delete(id);
+  const config = source.config();
+  const metricAttrs = metricAttributesOf(call.attrs);
+  let outgoing = message;
+  let info: { result?: unknown; error?: unknown; failure?: ToolFailure } = {};
+  try {
+    const error = ownValue(message, 'error');
+    if (error !== undefined) {
+      info = { error };
+      recordJsonRpcError(call.span, metricAttrs, error);
+      if (call.thrown !== undefined) recordDiagnostics(source, call, call.thrown, undefined);
+    } else {
+      let result = ownValue(message, 'result');
+      if (call.method === 'tools/call') {
+        result = completeToolResult(source, call, result);
+        if (result !== ownValue(message, 'result')) outgoing = { ...message, result };
+        const reading = readToolFailure(result, { metaKey: config.metaKey });
+        const failure = recordToolResult(source, call.span, metricAttrs, result, reading, 'server');
+        if (failure !== undefined) {
+          info.failure = failure;
+          recordDiagnostics(source, call, call.thrown, failure);
+        } else if (ownValue(result, 'isError') === true && call.thrown !== undefined) {
+          recordDiagnostics(source, call, call.thrown, undefined);
+        }
+        if (config.captureToolPayloads && ownValue(result, 'isError') !== true) {
+          call.span.setAttribute(
+            ATTR_GEN_AI_TOOL_CALL_RESULT,
+            truncate(safeJson(result), 16 * config.maxAttributeLength),
+          );
+        }
+      } else if (call.method === 'initialize') {
+        const v = ownString(result, 'protocolVersion');
+        if (v !== undefined) {
+          protocolVersions.set(protocol, v);
+          call.span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, v);
+        }
+      }
+      info.result = result;
+    }
+    runHook(source, config.responseHook, call.span, {
+      side: 'server',
+      method: call.method,
+      target: call.target,
+      params: call.params,
+      ...info,
+    });
+    source
+      .instruments()
+      .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs);
+  } finally {
+    call.done = true;
+    call.span.end();
+  }
+  return outgoing;
+}
+
+/**
+ * For an error result without a failure object, adds one (when configured): the thrown
+ * error's classification, or the SDK's own pre-handler failure (unknown tool, invalid
+ * arguments), with the span's trace ID as `correlationId`. Returns the result to send.
+ */
+function completeToolResult(source: TelemetrySource, call: ServerCall, result: unknown): unknown {
+  const config = source.config();
+  if (!isRecord(result) || result.isError !== true) return result;
+  const reading: ToolFailureReading = readToolFailure(result, { metaKey: config.metaKey });
+  if (reading.status !== 'absent') {
+    call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'server');
+    return result;
+  }
+  if (!config.addFailureObjects) return result;
+  const classification = classifyToolError(source, call.thrown, result);
+  const failure: ToolFailure = {
+    class: classification.class,
+    code: classification.code,
+    correlationId: call.span.spanContext().traceId,
+  };
+  if (classification.retryable !== undefined) failure.retryable = classification.retryable;
+  if (classification.retryNotBefore !== undefined && classification.retryable === true)
+    failure.retryNotBefore = classification.retryNotBefore;
+  if (classification.agentGuidance !== undefined)
+    failure.agentGuidance = classification.agentGuidance;
+  call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'instrumentation');
+  const meta = isRecord(result._meta) ? result._meta : {};
+  return { ...result, _meta: { ...meta, [config.metaKey]: failure } };
+}
+
+const SDK_ERROR_TEXT = /^MCP error (-?\d+): (.*)$/s;
+
+function classifyToolError(
+  source: TelemetrySource,
+  thrown: unknown,
+  result: Record<string, unknown>,
+): ErrorClassification {
+  const classifier = source.config().errorClassifier;
+  if (thrown !== undefined) return classifyError(thrown, { classifier });
+  // No callback threw: the SDK itself refused the call before or around the handler, and
+  // says so only in text ("MCP error -32602: Tool x not found").
+  const content = result.content;
+  const first: unknown = Array.isArray(content) ? content[0] : undefined;
+  const text = ownString(first, 'text');
+  const match = text === undefined ? null : SDK_ERROR_TEXT.exec(text);
+  if (match !== null) {
+    const code = Number(match[1]);
+    const message = match[2] ?? '';
+    if (code === -32602 && /^Tool \S.* (not found|disabled)$/.test(message)) {
+      return { class: 'capability', code: 'capability_unsupported' };
+    }
+    return classifyError({ code }, { classifier });
+  }
+  return classifyError(undefined, { classifier });
+}
+
+/** Keeps the verbose detail on the server: an exception event and a log record in the span's context. */
+function recordDiagnostics(
+  source: TelemetrySource,
+  call: ServerCall,
+  thrown: unknown,
+  failure: ToolFailure | undefined,
+): void {
+  const config = source.config();
+  if (thrown instanceof Error) call.span.recordException(thrown);
+  else if (thrown !== undefined)
+    call.span.recordException({ name: 'NonError', message: truncate(safeJson(thrown), 1024) });
+  if (!config.emitFailureLogs) return;
+  const attributes: Attributes =
+    failure === undefined ? {} : failureAttributes(failure, config.maxAttributeLength);
+  if (thrown instanceof Error) {
+    attributes['exception.type'] = thrown.name;
+    attributes['exception.message'] = truncate(thrown.message, 4096);
+    if (typeof thrown.stack === 'string')
+      attributes['exception.stacktrace'] = truncate(thrown.stack, 16_384);
+    const cause: unknown = thrown.cause;
+    if (cause !== undefined)
+      attributes['exception.cause'] = truncate(
+        cause instanceof Error ? `${cause.name}: ${cause.message}` : safeJson(cause),
+        4096,
+      );
+  }
+  if (call.target !== undefined) attributes['gen_ai.tool.name'] = call.target;
+  source.logger().emit({
+    severityNumber:
+      failure?.class === 'reliability' || failure === undefined
+        ? SeverityNumber.ERROR
+        : SeverityNumber.WARN,
+    severityText: failure?.class === 'reliability' || failure === undefined ? 'ERROR' : 'WARN',
+    body: `${spanNameOf(call.method, call.target)} failed${failure === undefined ? '' : ` (${failure.class}/${failure.code}, correlationId ${failure.correlationId})`}`,
+    attributes,
+    context: call.ctx,
+  });
+}
+
+function recordJsonRpcError(span: Span, metricAttrs: Attributes, error: unknown): void {
+  const code = ownValue(error, 'code');
+  const message = ownString(error, 'message');
+  if (typeof code !== 'number') return;
+  const codeText = String(code);
+  span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, codeText);
+  metricAttrs[ATTR_RPC_RESPONSE_STATUS_CODE] = codeText;
+  if (NOT_SERVER_ERRORS.has(code)) return;
+  span.setAttribute(ATTR_ERROR_TYPE, codeText);
+  metricAttrs[ATTR_ERROR_TYPE] = codeText;
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: message === undefined ? undefined : truncate(message, 256),
+  });
+}
+
+function endCall(source: TelemetrySource, call: ServerCall, errorType: string): void {
+  if (call.done) return;
+  call.done = true;
+  call.span.setAttribute(ATTR_ERROR_TYPE, errorType);
+  call.span.setStatus({ code: SpanStatusCode.ERROR });
+  const metricAttrs = { ...metricAttributesOf(call.attrs), [ATTR_ERROR_TYPE]: errorType };
+  source
+    .instruments()
+    .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs);
+  call.span.end();
+}
+
+/**
+ * Wraps a request handler so that an error it throws is noted on the running call (with its
+ * stack, for the server's diagnostics), and a thrown `ToolFailureError` from a `tools/call`
+ * handler becomes exactly the failure result it describes.
+ */
+export function wrapRequestHandler<H extends (this: unknown, ...args: unknown[]) => unknown>(
+  handler: H,
+  source: TelemetrySource,
+): H {
+  const wrapped = function (this: unknown, ...args: unknown[]): unknown {
+    if (!source.active()) return handler.apply(this, args);
+    const onError = (error: unknown): unknown => {
+      noteThrown(error);
+      if (ownValue(args[0], 'method') === 'tools/call' && isToolFailureError(error)) {
+        try {
+          const failure = error.toToolFailure(serverCallTraceId());
+          return toolFailureResult(failure, error.message, undefined, source.config().metaKey);
+        } catch {
+          throw error;
+        }
+      }
+      throw error;
+    };
+    try {
+      const out = handler.apply(this, args);
+      if (out instanceof Promise) return out.then(undefined, onError);
+      return out;
+    } catch (error) {
+      return onError(error);
+    }
+  };
+  return wrapped as H;
+}
+
+/** Wraps a tool callback so that an error it throws is noted before the SDK flattens it to text. */
+export function wrapToolCallback<F extends (this: unknown, ...args: unknown[]) => unknown>(
+  callback: F,
+): F {
+  const wrapped = function (this: unknown, ...args: unknown[]): unknown {
+    try {
+      const out = callback.apply(this, args);
+      if (out instanceof Promise) {
+        return out.then(undefined, (error: unknown) => {
+          noteThrown(error);
+          throw error;
+        });
+      }
+      return out;
+    } catch (error) {
+      noteThrown(error);
+      throw error;
+    }
+  };
+  return wrapped as F;
+}

@@ -1,0 +1,253 @@
+import {
+  InstrumentationBase,
+  InstrumentationNodeModuleDefinition,
+  InstrumentationNodeModuleFile,
+  isWrapped,
+} from '@opentelemetry/instrumentation';
+import { Hook as RequireHook } from 'require-in-the-middle';
+import { resolveConfig } from './core/config.js';
+import { createInstruments, type McpInstruments } from './core/metrics.js';
+import { isRecord } from './core/safe.js';
+import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
+import { instrumentClientWith, instrumentServerWith } from './manual.js';
+import { patchMcpServerPrototype, patchProtocolPrototype, type Wrap } from './patches/protocol.js';
+import type { McpInstrumentationConfig } from './types.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
+
+/** Supported `@modelcontextprotocol/sdk` versions (one line, closed range). */
+export const SDK_V1_RANGE = '>=1.10.0 <2';
+/** Supported `@modelcontextprotocol/client` / `server` versions. */
+export const SDK_V2_RANGE = '>=2.0.0 <3';
+
+const V1_PROTOCOL = {
+  cjs: '@modelcontextprotocol/sdk/dist/cjs/shared/protocol',
+  esm: '@modelcontextprotocol/sdk/dist/esm/shared/protocol.js',
+};
+const V1_MCP = {
+  cjs: '@modelcontextprotocol/sdk/dist/cjs/server/mcp',
+  esm: '@modelcontextprotocol/sdk/dist/esm/server/mcp.js',
+};
+const PROTOCOL_METHODS = ['connect', 'request', 'setRequestHandler'];
+const MCP_SERVER_METHODS = ['tool', 'registerTool'];
+
+type ModuleExports = Record<string, unknown>;
+
+/**
+ * OpenTelemetry instrumentation for the MCP TypeScript SDK 1.x (`@modelcontextprotocol/sdk`)
+ * and 2.x (`@modelcontextprotocol/client`, `@modelcontextprotocol/server`): client and server
+ * spans for every request, trace context in `params._meta`, classified tool failures whose
+ * `correlationId` is the trace ID, and duration and failure metrics.
+ */
+export class McpInstrumentation extends InstrumentationBase<McpInstrumentationConfig> {
+  // `declare`: the base constructor calls enable() before class fields would be initialised.
+  declare private _instruments: McpInstruments | undefined;
+  declare private _resolved: ResolvedConfig | undefined;
+  declare private _requireHook: RequireHook | undefined;
+  declare private _patched: Map<object, string[]> | undefined;
+  declare private _off: boolean | undefined;
+  declare private _source: TelemetrySource | undefined;
+
+  constructor(config: McpInstrumentationConfig = {}) {
+    super(PACKAGE_NAME, PACKAGE_VERSION, config);
+  }
+
+  override setConfig(config: McpInstrumentationConfig = {}): void {
+    super.setConfig(config);
+    this._resolved = undefined;
+  }
+
+  protected override _updateMetricInstruments(): void {
+    this._instruments = createInstruments(this.meter);
+  }
+
+  protected init(): InstrumentationNodeModuleDefinition[] {
+    // SDK 1.x: the ESM loader hook reaches its internal files through the package name. For
+    // CommonJS, require-in-the-middle cannot resolve 1.x's broken root export, so enable()
+    // adds a hook on the internal file names instead.
+    const v1 = new InstrumentationNodeModuleDefinition(
+      '@modelcontextprotocol/sdk',
+      [SDK_V1_RANGE],
+      undefined,
+      undefined,
+      [
+        new InstrumentationNodeModuleFile(
+          V1_PROTOCOL.esm,
+          [SDK_V1_RANGE],
+          (m: ModuleExports) => this._patchV1Protocol(m),
+          (m: ModuleExports) => this._unpatchExport(m, 'Protocol'),
+        ),
+        new InstrumentationNodeModuleFile(
+          V1_MCP.esm,
+          [SDK_V1_RANGE],
+          (m: ModuleExports) => this._patchV1McpServer(m),
+          (m: ModuleExports) => this._unpatchExport(m, 'McpServer'),
+        ),
+      ],
+    );
+    const v2 = ['@modelcontextprotocol/client', '@modelcontextprotocol/server'].map(
+      (name) =>
+        new InstrumentationNodeModuleDefinition(
+          name,
+          [SDK_V2_RANGE],
+          (m: ModuleExports) => this._patchV2(m),
+          (m: ModuleExports) => this._unpatchV2(m),
+        ),
+    );
+    return [v1, ...v2];
+  }
+
+  override enable(): void {
+    super.enable();
+    this._off = false;
+    if (this._requireHook === undefined) {
+      this._requireHook = new RequireHook(
+        [V1_PROTOCOL.cjs, V1_MCP.cjs],
+        { internals: true },
+        (exports, name) => {
+          if (name === V1_PROTOCOL.cjs) this._patchV1Protocol(exports as ModuleExports);
+          else this._patchV1McpServer(exports as ModuleExports);
+          return exports;
+        },
+      );
+    }
+  }
+
+  override disable(): void {
+    super.disable();
+    this._off = true;
+    this._requireHook?.unhook();
+    this._requireHook = undefined;
+    for (const [proto, names] of this._patched ?? []) {
+      for (const name of names) {
+        if (isWrapped((proto as Record<string, unknown>)[name]))
+          this._unwrap(proto as Record<string, unknown>, name);
+      }
+    }
+    this._patched?.clear();
+  }
+
+  /**
+   * Instruments one MCP client object (SDK 1.x or 2.x `Client`) without module hooks, for
+   * bundlers and code loaded before the instrumentation. Returns the same object.
+   */
+  instrumentClient<T extends object>(client: T): T {
+    return instrumentClientWith(this._telemetry(), client);
+  }
+
+  /** Instruments one `McpServer` or low-level `Server` object without module hooks. Returns the same object. */
+  instrumentServer<T extends object>(server: T): T {
+    return instrumentServerWith(this._telemetry(), server);
+  }
+
+  /**
+   * @internal Patches SDK modules that are already loaded (tests, and loaders that bypass the
+   * module hooks). Takes the modules' exports: 1.x `shared/protocol.js` and `server/mcp.js`,
+   * or a 2.x package.
+   */
+  _patchLoaded(modules: { v1Protocol?: object; v1Mcp?: object; v2?: object[] }): void {
+    if (modules.v1Protocol !== undefined)
+      this._patchV1Protocol(modules.v1Protocol as ModuleExports);
+    if (modules.v1Mcp !== undefined) this._patchV1McpServer(modules.v1Mcp as ModuleExports);
+    for (const m of modules.v2 ?? []) this._patchV2(m as ModuleExports);
+  }
+
+  /** @internal What the patches read on every call. */
+  _telemetry(): TelemetrySource {
+    if (this._source === undefined) {
+      this._source = {
+        tracer: () => this.tracer,
+        instruments: () => (this._instruments ??= createInstruments(this.meter)),
+        logger: () => this.logger,
+        config: () => (this._resolved ??= resolveConfig(this.getConfig())),
+        active: () => this._off !== true,
+        diag: this._diag,
+      };
+    }
+    return this._source;
+  }
+
+  private _patchV1Protocol(exports: ModuleExports): ModuleExports {
+    this._patchClassPrototype(exports.Protocol, PROTOCOL_METHODS, (proto, wrap) =>
+      patchProtocolPrototype(proto, this._telemetry(), wrap),
+    );
+    return exports;
+  }
+
+  private _patchV1McpServer(exports: ModuleExports): ModuleExports {
+    this._patchClassPrototype(exports.McpServer, MCP_SERVER_METHODS, (proto, wrap) =>
+      patchMcpServerPrototype(proto, wrap),
+    );
+    return exports;
+  }
+
+  private _patchV2(exports: ModuleExports): ModuleExports {
+    // 2.x bundles Protocol into each package (and each module format): reach it through the classes.
+    for (const key of ['Client', 'Server']) {
+      const cls = exports[key];
+      if (typeof cls === 'function') {
+        const proto: unknown = Object.getPrototypeOf((cls as { prototype: object }).prototype);
+        if (isRecord(proto) && typeof proto.request === 'function') {
+          this._patchPrototype(proto, PROTOCOL_METHODS, (p, wrap) =>
+            patchProtocolPrototype(p, this._telemetry(), wrap),
+          );
+        }
+      }
+    }
+    this._patchClassPrototype(exports.McpServer, MCP_SERVER_METHODS, (proto, wrap) =>
+      patchMcpServerPrototype(proto, wrap),
+    );
+    return exports;
+  }
+
+  private _unpatchV2(exports: ModuleExports): void {
+    for (const key of ['Client', 'Server']) {
+      const cls = exports[key];
+      if (typeof cls === 'function')
+        this._unpatchPrototype(
+          Object.getPrototypeOf((cls as { prototype: object }).prototype) as object,
+          PROTOCOL_METHODS,
+        );
+    }
+    this._unpatchExport(exports, 'McpServer');
+  }
+
+  private _unpatchExport(exports: ModuleExports, key: string): void {
+    const cls = exports[key];
+    if (typeof cls === 'function')
+      this._unpatchPrototype(
+        (cls as { prototype: object }).prototype,
+        key === 'McpServer' ? MCP_SERVER_METHODS : PROTOCOL_METHODS,
+      );
+  }
+
+  private _patchClassPrototype(
+    cls: unknown,
+    methods: string[],
+    patch: (proto: object, wrap: Wrap) => void,
+  ): void {
+    if (typeof cls !== 'function') return;
+    this._patchPrototype((cls as { prototype: object }).prototype, methods, patch);
+  }
+
+  private _patchPrototype(
+    proto: object,
+    methods: string[],
+    patch: (proto: object, wrap: Wrap) => void,
+  ): void {
+    const record = proto as Record<string, unknown>;
+    if (methods.some((m) => isWrapped(record[m]))) return;
+    const wrap: Wrap = (target, name, wrapper) => {
+      if (typeof (target as Record<string, unknown>)[name] !== 'function') return;
+      this._wrap(target as Record<string, (...a: unknown[]) => unknown>, name, wrapper as never);
+    };
+    patch(proto, wrap);
+    (this._patched ??= new Map()).set(proto, methods);
+    this._diag.debug(`mcp: patched ${methods.join(', ')}`);
+  }
+
+  private _unpatchPrototype(proto: object, methods: string[]): void {
+    const record = proto as Record<string, unknown>;
+    for (const m of methods) if (isWrapped(record[m])) this._unwrap(record, m);
+    this._patched?.delete(proto);
+  }
+}

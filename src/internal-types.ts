@@ -1,0 +1,45 @@
+import type { DiagLogger, Tracer } from '@opentelemetry/api';
+import type { Logger } from '@opentelemetry/api-logs';
+import type { McpInstruments } from './core/metrics.js';
+import type { McpInstrumentationConfig } from './types.js';
+
+/** Config with every default applied. */
+export interface ResolvedConfig extends McpInstrumentationConfig {
+  captureToolPayloads: boolean;
+  addFailureObjects: boolean;
+  trustIncomingContext: boolean;
+  propagateContext: boolean;
+  metaKey: string;
+  metricCodes: ReadonlySet<string>;
+  maxAttributeLength: number;
+  emitFailureLogs: boolean;
+}
+
+/** What the patches need from the instrumentation, read fresh on every call. */
+export interface TelemetrySource {
+  tracer(): Tracer;
+  instruments(): McpInstruments;
+  logger(): Logger;
+  config(): ResolvedConfig;
+  /** False once the instrumentation is disabled: taps and wrappers then pass everything through. */
+  active(): boolean;
+  diag: DiagLogger;
+}
+
+/** A JSON-RPC message as far as the patches look at it. */
+export interface JsonRpcMessage {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+/** The part of an MCP transport the tap touches. */
+export interface TransportLike {
+  onmessage?: (message: JsonRpcMessage, extra?: unknown) => void;
+  onclose?: () => void;
+  send: (message: JsonRpcMessage, options?: unknown) => Promise<void>;
+  sessionId?: string;
+}

@@ -1,0 +1,110 @@
+import type { TelemetrySource, TransportLike } from '../internal-types.js';
+import { traceOutgoingRequest, type RequestFn } from '../core/client.js';
+import { tapTransport, wrapRequestHandler, wrapToolCallback } from '../core/server.js';
+import { isRecord } from '../core/safe.js';
+
+type AnyFn = (this: unknown, ...args: unknown[]) => unknown;
+/** How a patch replaces one method; the instrumentation supplies shimmer's `_wrap`. */
+export type Wrap = (target: object, name: string, wrapper: (original: AnyFn) => AnyFn) => void;
+
+/**
+ * The three patches of an MCP `Protocol` (SDK 1.x and 2.x have the same shape):
+ * `connect` taps the transport for server spans, `request` makes client spans and
+ * propagates context, `setRequestHandler` notes thrown errors. Each falls back to the
+ * original on any instrumentation failure.
+ */
+export function patchProtocolPrototype(proto: object, source: TelemetrySource, wrap: Wrap): void {
+  wrap(
+    proto,
+    'connect',
+    (original) =>
+      function connect(this: unknown, ...args: unknown[]): unknown {
+        const result = original.apply(this, args);
+        // The SDK installs its transport callbacks synchronously, before its first await.
+        if (source.active()) tapConnected(source, this, args[0]);
+        return result;
+      },
+  );
+  wrap(
+    proto,
+    'request',
+    (original) =>
+      function request(this: unknown, req: unknown, ...rest: unknown[]): unknown {
+        if (!source.active() || typeof this !== 'object' || this === null)
+          return original.call(this, req, ...rest);
+        return traceOutgoingRequest(source, this, original as RequestFn, req, rest);
+      },
+  );
+  wrap(
+    proto,
+    'setRequestHandler',
+    (original) =>
+      function setRequestHandler(this: unknown, ...args: unknown[]): unknown {
+        return original.apply(this, wrapLastHandler(source, args));
+      },
+  );
+}
+
+/** The two patches of `McpServer`: tool callbacks registered through it note what they throw. */
+export function patchMcpServerPrototype(proto: object, wrap: Wrap): void {
+  for (const name of ['tool', 'registerTool']) {
+    if (typeof (proto as Record<string, unknown>)[name] !== 'function') continue;
+    wrap(
+      proto,
+      name,
+      (original) =>
+        function registerToolPatched(this: unknown, ...args: unknown[]): unknown {
+          return wrapRegisteredTool(original.apply(this, wrapLastCallback(args)));
+        },
+    );
+  }
+}
+
+/** Taps the transport of an already connected protocol object (manual mode). */
+export function tapConnected(source: TelemetrySource, protocol: unknown, transport: unknown): void {
+  try {
+    if (typeof protocol === 'object' && protocol !== null && isRecord(transport)) {
+      tapTransport(source, protocol, transport as unknown as TransportLike);
+    }
+  } catch (err) {
+    source.diag.error('mcp: could not tap the transport', err);
+  }
+}
+
+/** `setRequestHandler(schemaOrMethod, [options,] handler)`: wraps the handler, wherever it is. */
+export function wrapLastHandler(source: TelemetrySource, args: unknown[]): unknown[] {
+  const i = lastFunctionIndex(args);
+  if (i < 0) return args;
+  const copy = [...args];
+  copy[i] = wrapRequestHandler(copy[i] as AnyFn, source);
+  return copy;
+}
+
+function wrapLastCallback(args: unknown[]): unknown[] {
+  const i = lastFunctionIndex(args);
+  if (i < 0) return args;
+  const copy = [...args];
+  copy[i] = wrapToolCallback(copy[i] as AnyFn);
+  return copy;
+}
+
+/** A registered tool's `update({ callback })` must keep the error capture. */
+function wrapRegisteredTool(registered: unknown): unknown {
+  if (!isRecord(registered) || typeof registered.update !== 'function') return registered;
+  const update = registered.update as AnyFn;
+  registered.update = function (this: unknown, updates: unknown): unknown {
+    if (isRecord(updates) && typeof updates.callback === 'function') {
+      return update.call(this, {
+        ...updates,
+        callback: wrapToolCallback(updates.callback as AnyFn),
+      });
+    }
+    return update.call(this, updates);
+  };
+  return registered;
+}
+
+function lastFunctionIndex(args: unknown[]): number {
+  for (let i = args.length - 1; i >= 0; i--) if (typeof args[i] === 'function') return i;
+  return -1;
+}

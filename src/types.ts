@@ -1,0 +1,88 @@
+import type { Span } from '@opentelemetry/api';
+import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
+import type { ErrorClassifier, ToolFailure } from './tool-failure/types.js';
+
+/** What a hook is told about one MCP request. */
+export interface McpRequestInfo {
+  /** `client` for requests this process sends, `server` for requests it receives. */
+  side: 'client' | 'server';
+  /** The JSON-RPC method, e.g. `tools/call`. */
+  method: string;
+  /** The tool or prompt name, when the method concerns one. */
+  target?: string;
+  /** The request's `params` as sent or received. Do not mutate. */
+  params: unknown;
+}
+
+/** What a response hook is told, in addition to the request. */
+export interface McpResponseInfo extends McpRequestInfo {
+  /** The JSON-RPC result, when there is one. Do not mutate. */
+  result?: unknown;
+  /** The error thrown or the JSON-RPC error received, when there is one. */
+  error?: unknown;
+  /** The failure object carried by the result, when valid. */
+  failure?: ToolFailure;
+}
+
+/** A hook called with the span and what is known of the call. Errors it throws are logged and ignored. */
+export type McpSpanHook<Info> = (span: Span, info: Info) => void;
+
+/** Configuration of `McpInstrumentation`. Every option is optional. */
+export interface McpInstrumentationConfig extends InstrumentationConfig {
+  /**
+   * Record tool arguments and successful results as `gen_ai.tool.call.arguments` /
+   * `gen_ai.tool.call.result`. Sensitive: off unless set, or
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
+   * @default false
+   */
+  captureToolPayloads?: boolean;
+  /** Called after a span starts, for every request either side. */
+  requestHook?: McpSpanHook<McpRequestInfo>;
+  /** Called before a span ends, with the result or error. */
+  responseHook?: McpSpanHook<McpResponseInfo>;
+  /**
+   * Classifies errors a tool handler throws, before the built-in rules (`classifyError`).
+   * Return `undefined` to fall back to them.
+   */
+  errorClassifier?: ErrorClassifier;
+  /**
+   * On the server, add a failure object to `tools/call` error results that lack one
+   * (thrown errors, unknown tools, invalid arguments). Its `correlationId` is the trace ID.
+   * @default true
+   */
+  addFailureObjects?: boolean;
+  /**
+   * Parent server spans on the trace context found in `params._meta`. When false, a server
+   * span starts a new trace and links to the incoming context instead, so a client cannot
+   * choose the server's trace ID.
+   * @default true
+   */
+  trustIncomingContext?: boolean;
+  /**
+   * Inject the active trace context into `params._meta` of outgoing requests.
+   * @default true
+   */
+  propagateContext?: boolean;
+  /**
+   * The `_meta` key of the failure object.
+   * @default 'io.modelcontextprotocol/toolFailure'
+   */
+  metaKey?: string;
+  /**
+   * Failure codes reported by name on metrics besides the baseline vocabulary and the
+   * package's own codes; any other code is reported as `_OTHER`.
+   * @default []
+   */
+  metricCodeAllowList?: string[];
+  /**
+   * Longest string recorded for `mcp.tool.failure.agent_guidance` and other free-text attributes.
+   * @default 256
+   */
+  maxAttributeLength?: number;
+  /**
+   * Emit an OpenTelemetry log record (Logs API) for each server-side tool failure, with the
+   * exception details and the trace context, so server logs hold a line keyed by the correlationId.
+   * @default true
+   */
+  emitFailureLogs?: boolean;
+}
