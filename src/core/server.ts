@@ -193,18 +193,16 @@ function startServerCall(
       if (ambientSpan !== undefined) links.push({ context: ambientSpan });
     }
   }
-  const span = source
-    .tracer()
-    .startSpan(
-      spanNameOf(method, target),
-      {
-        kind: SpanKind.SERVER,
-        attributes: attrs,
-        links,
-        root: !config.trustIncomingContext && remoteSpan !== undefined,
-      },
-      parent,
-    );
+  const span = source.tracer().startSpan(
+    spanNameOf(method, target),
+    {
+      kind: SpanKind.SERVER,
+      attributes: attrs,
+      links,
+      root: !config.trustIncomingContext && remoteSpan !== undefined,
+    },
+    parent,
+  );
   const call: ServerCall = {
     span,
     ctx: ambient,
