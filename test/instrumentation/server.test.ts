@@ -1,0 +1,292 @@
+import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { TOOL_FAILURE_META_KEY as KEY, ToolFailureError, toolFailure } from '../../src/index.js';
+import { Client, InMemoryTransport, McpServer, Server, connectPair } from '../helpers/mcp-v1.js';
+import { setupTelemetry } from '../helpers/telemetry.js';
+
+const t = setupTelemetry();
+const HEX32 = /^[0-9a-f]{32}$/;
+
+function serverSpan(name: string) {
+  const s = t.finished().find((x) => x.name === name && x.kind === SpanKind.SERVER);
+  if (s === undefined) throw new Error(`no server span ${name}: ${t.finished().map((x) => x.name).join(', ')}`);
+  return s;
+}
+function clientSpan(name: string) {
+  const s = t.finished().find((x) => x.name === name && x.kind === SpanKind.CLIENT);
+  if (s === undefined) throw new Error(`no client span ${name}`);
+  return s;
+}
+const failureOf = (result: unknown) => (result as { _meta?: Record<string, unknown> })._meta?.[KEY] as Record<string, unknown> | undefined;
+
+function makeServer(): McpServer {
+  const server = new McpServer({ name: 'srv', version: '1.0.0' });
+  server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }, extra) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+    structuredContent: undefined,
+    _meta: { sawSignal: extra.signal instanceof AbortSignal, traceId: trace.getActiveSpan()?.spanContext().traceId },
+  }));
+  server.registerTool('boom', {}, async () => {
+    throw new Error('connect ECONNREFUSED 10.1.2.3:5432 (secret internal host)');
+  });
+  server.registerTool('flaky', {}, async () => {
+    throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+  });
+  server.registerTool('needs-login', {}, async () => {
+    throw new ToolFailureError({ class: 'governance', code: 'auth_required', message: 'Not connected.', agentGuidance: 'Ask the user to log in.' });
+  });
+  server.registerTool('own-failure', {}, async () =>
+    toolFailure({ class: 'capability', code: 'quota_exceeded', correlationId: 'srv-req-42', agentGuidance: 'x'.repeat(1000) }),
+  );
+  server.registerTool('sync-throw', {}, () => {
+    throw new Error('sync');
+  });
+  return server;
+}
+
+describe('server side (McpServer over an in-memory pair)', () => {
+  let pair: Awaited<ReturnType<typeof connectPair<McpServer>>>;
+  beforeEach(async () => {
+    t.instrumentation.setConfig({});
+    pair = await connectPair(makeServer());
+    t.reset();
+  });
+  afterEach(async () => {
+    await pair.close();
+  });
+
+  it('makes a SERVER span "tools/call {tool}" with the convention attributes, child of the client span', async () => {
+    const result = await pair.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+    expect(result.content).toEqual([{ type: 'text', text: '3' }]);
+    const server = serverSpan('tools/call add');
+    const client = clientSpan('tools/call add');
+    expect(server.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'add',
+      'gen_ai.operation.name': 'execute_tool',
+      'jsonrpc.request.id': expect.any(String),
+      'mcp.protocol.version': '2025-11-25',
+      'network.transport': 'inproc',
+    });
+    expect(server.attributes).not.toHaveProperty('error.type');
+    expect(server.status.code).toBe(SpanStatusCode.UNSET);
+    expect(server.spanContext().traceId).toBe(client.spanContext().traceId);
+    expect(server.parentSpanContext?.spanId).toBe(client.spanContext().spanId);
+  });
+
+  it('runs the handler inside the server span, with its arguments and extra intact', async () => {
+    const result = await pair.client.callTool({ name: 'add', arguments: { a: 2, b: 2 } });
+    const server = serverSpan('tools/call add');
+    expect(result._meta).toMatchObject({ sawSignal: true, traceId: server.spanContext().traceId });
+  });
+
+  it('classifies a thrown error, adds a failure whose correlationId is the trace ID, keeps diagnostics on the server', async () => {
+    const result = await pair.client.callTool({ name: 'boom', arguments: {} });
+    const server = serverSpan('tools/call boom');
+    const traceId = server.spanContext().traceId;
+    expect(result.isError).toBe(true);
+    expect(failureOf(result)).toEqual({ class: 'reliability', code: 'internal_error', retryable: false, correlationId: traceId });
+    expect(JSON.stringify(result)).not.toContain('    at ');
+    expect(server.attributes).toMatchObject({
+      'error.type': 'tool_error',
+      'mcp.tool.failure.class': 'reliability',
+      'mcp.tool.failure.code': 'internal_error',
+      'mcp.tool.failure.correlation_id': traceId,
+      'mcp.tool.failure.source': 'instrumentation',
+    });
+    expect(server.status.code).toBe(SpanStatusCode.ERROR);
+    const exception = server.events.find((e) => e.name === 'exception');
+    expect(exception?.attributes?.['exception.stacktrace']).toContain('ECONNREFUSED');
+    const logs = await t.logRecords();
+    const log = logs.find((l) => l.spanContext?.traceId === traceId);
+    expect(log?.body).toContain(traceId);
+    expect(log?.attributes).toMatchObject({ 'mcp.tool.failure.correlation_id': traceId, 'exception.type': 'Error' });
+    expect(String(log?.attributes['exception.stacktrace'])).toContain('server.test.ts');
+  });
+
+  it('classifies network errors as retryable reliability failures', async () => {
+    const result = await pair.client.callTool({ name: 'flaky', arguments: {} });
+    expect(failureOf(result)).toMatchObject({ class: 'reliability', code: 'retryable_transient_error', retryable: true });
+  });
+
+  it('turns a thrown ToolFailureError into exactly the failure it describes', async () => {
+    const result = await pair.client.callTool({ name: 'needs-login', arguments: {} });
+    const traceId = serverSpan('tools/call needs-login').spanContext().traceId;
+    expect(result.content).toEqual([{ type: 'text', text: 'Not connected.' }]);
+    expect(failureOf(result)).toEqual({ class: 'governance', code: 'auth_required', agentGuidance: 'Ask the user to log in.', correlationId: traceId });
+  });
+
+  it('catches synchronous throws too', async () => {
+    const result = await pair.client.callTool({ name: 'sync-throw', arguments: {} });
+    expect(failureOf(result)).toMatchObject({ class: 'reliability', code: 'internal_error' });
+  });
+
+  it('leaves a failure object the handler supplied unchanged and records its correlationId', async () => {
+    const result = await pair.client.callTool({ name: 'own-failure', arguments: {} });
+    expect(failureOf(result)).toEqual({ class: 'capability', code: 'quota_exceeded', correlationId: 'srv-req-42', agentGuidance: 'x'.repeat(1000) });
+    const server = serverSpan('tools/call own-failure');
+    expect(server.attributes['mcp.tool.failure.correlation_id']).toBe('srv-req-42');
+    expect(server.attributes['mcp.tool.failure.source']).toBe('server');
+    expect(String(server.attributes['mcp.tool.failure.agent_guidance']).length).toBeLessThanOrEqual(256);
+  });
+
+  it('records failures the SDK produces before the handler: unknown tool and invalid arguments', async () => {
+    const unknown = await pair.client.callTool({ name: 'nope', arguments: {} });
+    expect(failureOf(unknown)).toMatchObject({ class: 'capability', code: 'capability_unsupported' });
+    expect(serverSpan('tools/call nope').attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.tool.failure.code': 'capability_unsupported' });
+    const invalid = await pair.client.callTool({ name: 'add', arguments: { a: 'x' } });
+    expect(failureOf(invalid)).toMatchObject({ class: 'capability', code: 'invalid_input' });
+    expect(failureOf(invalid)?.correlationId).toMatch(HEX32);
+  });
+
+  it('makes a span for every other request method too', async () => {
+    await pair.client.listTools();
+    await pair.client.ping();
+    expect(serverSpan('tools/list').attributes['mcp.method.name']).toBe('tools/list');
+    expect(serverSpan('ping').kind).toBe(SpanKind.SERVER);
+    expect(clientSpan('tools/list').kind).toBe(SpanKind.CLIENT);
+  });
+
+  it('with addFailureObjects: false, records the failure but adds nothing to the result', async () => {
+    t.instrumentation.setConfig({ addFailureObjects: false });
+    const result = await pair.client.callTool({ name: 'boom', arguments: {} });
+    expect(result._meta).toBeUndefined();
+    expect(serverSpan('tools/call boom').attributes['error.type']).toBe('tool_error');
+  });
+});
+
+describe('server side: trace context from params._meta', () => {
+  it('parents on the _meta context and links the ambient (transport) span when it differs', async () => {
+    const server = makeServer();
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    // Deliver each message inside a transport span, as an HTTP server instrumentation would.
+    const ambient = trace.getTracer('transport').startSpan('HTTP POST');
+    const tapped = b.onmessage;
+    b.onmessage = (message, extra) => context.with(trace.setSpan(context.active(), ambient), () => tapped?.(message, extra));
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(a);
+    t.reset();
+    await client.callTool({ name: 'add', arguments: { a: 1, b: 1 } });
+    ambient.end();
+    await client.close();
+    await server.close();
+    const span = serverSpan('tools/call add');
+    const cspan = clientSpan('tools/call add');
+    expect(span.parentSpanContext?.spanId).toBe(cspan.spanContext().spanId);
+    expect(span.links.map((l) => l.context.spanId)).toEqual([ambient.spanContext().spanId]);
+  });
+
+  it('keeps _meta keys the caller set, including its own trace context', async () => {
+    const { client, close } = await connectPair(makeServer());
+    t.reset();
+    const remote = trace.getTracer('caller').startSpan('caller');
+    const meta: Record<string, string> = { 'com.example/tenant': 'acme' };
+    propagation.inject(trace.setSpan(context.active(), remote), meta);
+    const frozen = Object.freeze({ ...meta });
+    const params = Object.freeze({ name: 'add', arguments: { a: 1, b: 1 }, _meta: frozen });
+    await client.callTool(params);
+    remote.end();
+    await close();
+    expect(serverSpan('tools/call add').spanContext().traceId).toBe(remote.spanContext().traceId);
+    expect(params._meta).toBe(frozen);
+  });
+
+  it('with trustIncomingContext: false, starts a new trace and links the incoming context', async () => {
+    t.instrumentation.setConfig({ trustIncomingContext: false });
+    const { client, close } = await connectPair(makeServer());
+    t.reset();
+    const result = await client.callTool({ name: 'boom', arguments: {} });
+    await close();
+    t.instrumentation.setConfig({});
+    const server = serverSpan('tools/call boom');
+    const cspan = clientSpan('tools/call boom');
+    expect(server.spanContext().traceId).not.toBe(cspan.spanContext().traceId);
+    expect(server.parentSpanContext).toBeUndefined();
+    expect(server.links.map((l) => l.context.spanId)).toContain(cspan.spanContext().spanId);
+    expect(failureOf(result)?.correlationId).toBe(server.spanContext().traceId);
+  });
+});
+
+describe('server side: the low-level Server API', () => {
+  function lowLevel(): Server {
+    const server = new Server({ name: 'low', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 't', inputSchema: { type: 'object' } }] }));
+    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+      if (req.params.name === 'login') throw new ToolFailureError({ class: 'governance', code: 'auth_required' });
+      if (req.params.name === 'internal') throw new McpError(-32603, 'upstream down');
+      if (req.params.name === 'bad-params') throw new McpError(-32602, 'no such tool');
+      return { content: [{ type: 'text', text: 'ok' }] };
+    });
+    return server;
+  }
+
+  it('traces calls and turns a thrown ToolFailureError into a classified result', async () => {
+    const { client, close } = await connectPair(lowLevel());
+    t.reset();
+    const ok = await client.callTool({ name: 'fine', arguments: {} });
+    expect(ok.content).toEqual([{ type: 'text', text: 'ok' }]);
+    const login = await client.callTool({ name: 'login', arguments: {} });
+    await close();
+    const span = serverSpan('tools/call login');
+    expect(failureOf(login)).toEqual({ class: 'governance', code: 'auth_required', correlationId: span.spanContext().traceId });
+    expect(span.attributes['mcp.tool.failure.class']).toBe('governance');
+  });
+
+  it('records JSON-RPC errors with the code, and only server codes as errors', async () => {
+    const { client, close } = await connectPair(lowLevel());
+    t.reset();
+    await expect(client.callTool({ name: 'internal', arguments: {} })).rejects.toThrow('upstream down');
+    await expect(client.callTool({ name: 'bad-params', arguments: {} })).rejects.toThrow();
+    await expect(client.request({ method: 'prompts/list', params: {} }, z.object({}).loose())).rejects.toThrow();
+    await close();
+    const internal = serverSpan('tools/call internal');
+    expect(internal.attributes).toMatchObject({ 'rpc.response.status_code': '-32603', 'error.type': '-32603' });
+    expect(internal.status.code).toBe(SpanStatusCode.ERROR);
+    expect(internal.status.message).toContain('upstream down');
+    expect(internal.events.some((e) => e.name === 'exception')).toBe(true);
+    const badParams = serverSpan('tools/call bad-params');
+    expect(badParams.attributes['rpc.response.status_code']).toBe('-32602');
+    expect(badParams.attributes).not.toHaveProperty('error.type');
+    expect(badParams.status.code).toBe(SpanStatusCode.UNSET);
+    // No handler at all: the SDK answers -32601 before any handler; the span is still there.
+    const notFound = serverSpan('prompts/list');
+    expect(notFound.attributes['rpc.response.status_code']).toBe('-32601');
+    expect(clientSpan('tools/call internal').attributes).toMatchObject({ 'error.type': '-32603', 'rpc.response.status_code': '-32603' });
+  });
+});
+
+describe('server side: cancellation and transport close end open spans', () => {
+  it('ends the span of a cancelled request and of requests open when the transport closes', async () => {
+    const server = new McpServer({ name: 'slow', version: '1' });
+    let release: () => void = () => {};
+    server.registerTool('slow', {}, async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return { content: [] };
+    });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(a);
+    t.reset();
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort('user gave up');
+    await expect(pending).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(serverSpan('tools/call slow').attributes['error.type']).toBe('cancelled');
+    expect(clientSpan('tools/call slow').attributes['error.type']).toBe('cancelled');
+    release();
+    t.reset();
+    void client.callTool({ name: 'slow', arguments: {} }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 20));
+    await server.close();
+    expect(serverSpan('tools/call slow').attributes['error.type']).toBe('transport_closed');
+    release();
+    await client.close();
+  });
+});
