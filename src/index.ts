@@ -28,6 +28,7 @@ export type {
   ToolFailureResult,
   ToolFailureResultOptions,
   ToolResultContent,
+  TextContentBlock,
   ToolFailureProblem,
   ToolFailureReading,
   ProblemSeverity,

@@ -2,6 +2,8 @@ import { checkFailureFields } from './check.js';
 import { TOOL_FAILURE_META_KEY } from './constants.js';
 import { correlationIdFor } from './correlation.js';
 import type {
+  TextContentBlock,
+  ToolResultContent,
   ToolFailure,
   ToolFailureInit,
   ToolFailureResult,
@@ -47,13 +49,13 @@ export function toolFailure(
 }
 
 /** Wraps an already built failure object into a `CallToolResult`. */
-export function toolFailureResult(
+export function toolFailureResult<C extends { type: string } = TextContentBlock>(
   failure: ToolFailure,
   message: string,
-  options?: ToolFailureResultOptions,
+  options?: ToolFailureResultOptions<C>,
   metaKey: string = TOOL_FAILURE_META_KEY,
-): ToolFailureResult {
-  const result: ToolFailureResult = {
+): ToolFailureResult<C> {
+  const result: ToolFailureResult<C> = {
     content: [{ type: 'text', text: message }, ...(options?.content ?? [])],
     isError: true,
     _meta: { ...options?.meta, [metaKey]: failure },

@@ -1,5 +1,7 @@
 import { createToolFailure, messageOf, toolFailureResult } from './build.js';
 import type {
+  TextContentBlock,
+  ToolResultContent,
   ToolFailure,
   ToolFailureClass,
   ToolFailureInit,
@@ -50,7 +52,9 @@ export class ToolFailureError extends Error {
   }
 
   /** The `CallToolResult` this error stands for. */
-  toResult(options?: ToolFailureResultOptions & { correlationId?: string }): ToolFailureResult {
+  toResult<C extends { type: string } = TextContentBlock>(
+    options?: ToolFailureResultOptions<C> & { correlationId?: string },
+  ): ToolFailureResult<C> {
     return toolFailureResult(this.toToolFailure(options?.correlationId), this.message, options);
   }
 }

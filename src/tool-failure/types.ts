@@ -34,9 +34,9 @@ export interface ToolFailureInit {
 }
 
 /** Extra parts of the result `toolFailure()` builds, besides the failure itself. */
-export interface ToolFailureResultOptions {
+export interface ToolFailureResultOptions<C extends { type: string } = TextContentBlock> {
   /** Content blocks placed after the text block carrying `message`. */
-  content?: ToolResultContent[];
+  content?: C[];
   /** Other `_meta` keys to carry alongside the failure object. */
   meta?: Record<string, unknown>;
   /** `structuredContent` to include, for tools that declare an output schema. */
@@ -49,9 +49,15 @@ export interface ToolResultContent {
   [key: string]: unknown;
 }
 
-/** The `CallToolResult` shape `toolFailure()` returns. */
-export interface ToolFailureResult {
-  content: ToolResultContent[];
+/** A text content block. */
+export interface TextContentBlock {
+  type: 'text';
+  text: string;
+}
+
+/** The `CallToolResult` shape `toolFailure()` returns; assignable to the MCP SDKs' `CallToolResult`. */
+export interface ToolFailureResult<C extends { type: string } = TextContentBlock> {
+  content: Array<TextContentBlock | C>;
   isError: true;
   structuredContent?: Record<string, unknown>;
   _meta: Record<string, unknown>;
