@@ -5,13 +5,16 @@ import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_JSONRPC_REQUEST_ID,
   ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_RESOURCE_URI,
   ATTR_MCP_SESSION_ID,
   ATTR_NETWORK_PROTOCOL_NAME,
   ATTR_NETWORK_TRANSPORT,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
 } from '../semconv.js';
-import { ownString } from './safe.js';
+import { ownString, ownValue } from './safe.js';
 
 const RESOURCE_METHODS = new Set([
   'resources/read',
@@ -58,6 +61,9 @@ export function metricAttributesOf(spanAttrs: Attributes): Attributes {
     ATTR_GEN_AI_OPERATION_NAME,
     ATTR_NETWORK_TRANSPORT,
     ATTR_NETWORK_PROTOCOL_NAME,
+    ATTR_MCP_PROTOCOL_VERSION,
+    ATTR_SERVER_ADDRESS,
+    ATTR_SERVER_PORT,
   ]) {
     const v = spanAttrs[key];
     if (v !== undefined) out[key] = v;
@@ -81,6 +87,12 @@ export function transportAttributes(transport: unknown): Attributes {
       attrs[ATTR_NETWORK_TRANSPORT] = 'tcp';
       attrs[ATTR_NETWORK_PROTOCOL_NAME] = 'http';
     } else if (/inmemory/i.test(name)) attrs[ATTR_NETWORK_TRANSPORT] = 'inproc';
+  }
+  const url = ownValue(transport, '_url');
+  if (url instanceof URL && url.hostname !== '') {
+    attrs[ATTR_SERVER_ADDRESS] = url.hostname.replace(/^\[|\]$/g, '');
+    const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    attrs[ATTR_SERVER_PORT] = port;
   }
   const sessionId = ownString(transport, 'sessionId') ?? getterString(transport, 'sessionId');
   if (sessionId !== undefined) attrs[ATTR_MCP_SESSION_ID] = sessionId;

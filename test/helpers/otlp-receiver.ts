@@ -35,7 +35,10 @@ function anyValue(v: Record<string, unknown> | undefined): unknown {
   if ('boolValue' in v) return v.boolValue;
   if ('intValue' in v) return Number(v.intValue);
   if ('doubleValue' in v) return v.doubleValue;
-  if ('arrayValue' in v) return ((v.arrayValue as { values?: Array<Record<string, unknown>> }).values ?? []).map(anyValue);
+  if ('arrayValue' in v)
+    return ((v.arrayValue as { values?: Array<Record<string, unknown>> }).values ?? []).map(
+      anyValue,
+    );
   return v;
 }
 
@@ -58,18 +61,25 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
         if (req.url === '/v1/traces') {
           for (const rs of (body.resourceSpans as Array<Record<string, unknown>>) ?? []) {
-            const resource = attrs((rs.resource as { attributes?: OtlpKeyValue[] } | undefined)?.attributes);
+            const resource = attrs(
+              (rs.resource as { attributes?: OtlpKeyValue[] } | undefined)?.attributes,
+            );
             for (const ss of (rs.scopeSpans as Array<Record<string, unknown>>) ?? []) {
               for (const s of (ss.spans as Array<Record<string, unknown>>) ?? []) {
                 spans.push({
                   traceId: String(s.traceId),
                   spanId: String(s.spanId),
-                  parentSpanId: typeof s.parentSpanId === 'string' && s.parentSpanId !== '' ? s.parentSpanId : undefined,
+                  parentSpanId:
+                    typeof s.parentSpanId === 'string' && s.parentSpanId !== ''
+                      ? s.parentSpanId
+                      : undefined,
                   name: String(s.name),
                   kind: Number(s.kind),
                   serviceName: resource['service.name'] as string | undefined,
                   attributes: attrs(s.attributes as OtlpKeyValue[]),
-                  events: ((s.events as Array<{ name: string; attributes?: OtlpKeyValue[] }>) ?? []).map((e) => ({ name: e.name, attributes: attrs(e.attributes) })),
+                  events: (
+                    (s.events as Array<{ name: string; attributes?: OtlpKeyValue[] }>) ?? []
+                  ).map((e) => ({ name: e.name, attributes: attrs(e.attributes) })),
                 });
               }
             }
@@ -78,7 +88,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           for (const rl of (body.resourceLogs as Array<Record<string, unknown>>) ?? []) {
             for (const sl of (rl.scopeLogs as Array<Record<string, unknown>>) ?? []) {
               for (const l of (sl.logRecords as Array<Record<string, unknown>>) ?? []) {
-                logs.push({ body: anyValue(l.body as Record<string, unknown>), traceId: l.traceId as string | undefined, attributes: attrs(l.attributes as OtlpKeyValue[]) });
+                logs.push({
+                  body: anyValue(l.body as Record<string, unknown>),
+                  traceId: l.traceId as string | undefined,
+                  attributes: attrs(l.attributes as OtlpKeyValue[]),
+                });
               }
             }
           }
@@ -103,7 +117,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     async waitFor(predicate, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(spans)) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for spans; have: ${spans.map((s) => s.name).join(', ')}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `timed out waiting for spans; have: ${spans.map((s) => s.name).join(', ')}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     },

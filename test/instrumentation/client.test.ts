@@ -1,7 +1,11 @@
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY as KEY, getToolAnnotations, refreshToolAnnotations } from '../../src/index.js';
+import {
+  TOOL_FAILURE_META_KEY as KEY,
+  getToolAnnotations,
+  refreshToolAnnotations,
+} from '../../src/index.js';
 import { Server, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 
@@ -13,13 +17,20 @@ function scripted(results: Record<string, unknown>, pages = 1): Server {
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     const r = results[req.params.name];
     if (r === 'hang') return new Promise(() => undefined);
-    return { ...(r as object), _meta: { ...((r as { _meta?: object })._meta ?? {}), seen: req.params._meta ?? null } };
+    return {
+      ...(r as object),
+      _meta: { ...((r as { _meta?: object })._meta ?? {}), seen: req.params._meta ?? null },
+    };
   });
   server.setRequestHandler(ListToolsRequestSchema, async (req) => {
     const page = Number(req.params?.cursor ?? 0);
     return {
       tools: [
-        { name: `idem-${page}`, inputSchema: { type: 'object' as const }, annotations: { idempotentHint: true } },
+        {
+          name: `idem-${page}`,
+          inputSchema: { type: 'object' as const },
+          annotations: { idempotentHint: true },
+        },
         { name: `plain-${page}`, inputSchema: { type: 'object' as const } },
       ],
       ...(page + 1 < pages ? { nextCursor: String(page + 1) } : {}),
@@ -28,7 +39,8 @@ function scripted(results: Record<string, unknown>, pages = 1): Server {
   return server;
 }
 
-const clientSpans = () => t.finished().filter((s) => s.kind === SpanKind.CLIENT && s.name.startsWith('tools/call'));
+const clientSpans = () =>
+  t.finished().filter((s) => s.kind === SpanKind.CLIENT && s.name.startsWith('tools/call'));
 
 describe('client side', () => {
   beforeEach(() => t.instrumentation.setConfig({}));
@@ -43,16 +55,24 @@ describe('client side', () => {
     const seen = (result._meta as { seen: Record<string, string> }).seen;
     const span = clientSpans()[0]!;
     expect(seen['com.example/tenant']).toBe('acme');
-    expect(seen.traceparent).toBe(`00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
+    expect(seen.traceparent).toBe(
+      `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`,
+    );
     expect(callerMeta).toEqual({ 'com.example/tenant': 'acme' });
-    expect(params).toEqual({ name: 'echo', arguments: {}, _meta: { 'com.example/tenant': 'acme' } });
+    expect(params).toEqual({
+      name: 'echo',
+      arguments: {},
+      _meta: { 'com.example/tenant': 'acme' },
+    });
   });
 
   it('parents the client span on the caller active span (no detached session trace)', async () => {
     const { client, close } = await connectPair(scripted({ echo: { content: [] } }));
     t.reset();
     const outer = trace.getTracer('app').startSpan('agent step');
-    await context.with(trace.setSpan(context.active(), outer), () => client.callTool({ name: 'echo', arguments: {} }));
+    await context.with(trace.setSpan(context.active(), outer), () =>
+      client.callTool({ name: 'echo', arguments: {} }),
+    );
     outer.end();
     await close();
     const span = clientSpans()[0]!;
@@ -61,8 +81,19 @@ describe('client side', () => {
   });
 
   it('reads a received failure and records class, code, retry hints and correlationId', async () => {
-    const failure = { class: 'reliability', code: 'retryable_transient_error', retryable: true, retryNotBefore: 1_900_000_000_000, correlationId: 'abc', agentGuidance: 'wait' };
-    const { client, close } = await connectPair(scripted({ f: { isError: true, content: [{ type: 'text', text: 'busy' }], _meta: { [KEY]: failure } } }));
+    const failure = {
+      class: 'reliability',
+      code: 'retryable_transient_error',
+      retryable: true,
+      retryNotBefore: 1_900_000_000_000,
+      correlationId: 'abc',
+      agentGuidance: 'wait',
+    };
+    const { client, close } = await connectPair(
+      scripted({
+        f: { isError: true, content: [{ type: 'text', text: 'busy' }], _meta: { [KEY]: failure } },
+      }),
+    );
     t.reset();
     const result = await client.callTool({ name: 'f', arguments: {} });
     await close();
@@ -83,13 +114,20 @@ describe('client side', () => {
 
   it('records a malformed failure object by its rule ids without failing the call', async () => {
     const bad = { class: 'fatal', code: 7, retryable: 'yes' };
-    const { client, close } = await connectPair(scripted({ m: { isError: true, content: [], _meta: { [KEY]: bad } } }));
+    const { client, close } = await connectPair(
+      scripted({ m: { isError: true, content: [], _meta: { [KEY]: bad } } }),
+    );
     t.reset();
     const result = await client.callTool({ name: 'm', arguments: {} });
     await close();
     expect((result._meta as Record<string, unknown>)[KEY]).toEqual(bad);
     const span = clientSpans()[0]!;
-    expect(String(span.attributes['mcp.tool.failure.problems']).split(',').sort()).toEqual(['TF-CLASS-ENUM', 'TF-CODE-REQUIRED', 'TF-CORRELATION-REQUIRED', 'TF-RETRYABLE-TYPE']);
+    expect(String(span.attributes['mcp.tool.failure.problems']).split(',').sort()).toEqual([
+      'TF-CLASS-ENUM',
+      'TF-CODE-REQUIRED',
+      'TF-CORRELATION-REQUIRED',
+      'TF-RETRYABLE-TYPE',
+    ]);
     expect(span.attributes['error.type']).toBe('tool_error');
     expect(span.attributes).not.toHaveProperty('mcp.tool.failure.class');
   });
@@ -97,7 +135,9 @@ describe('client side', () => {
   it('records timeouts as error.type=timeout, without a response status code', async () => {
     const { client, close } = await connectPair(scripted({ hang: 'hang' }));
     t.reset();
-    await expect(client.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 30 })).rejects.toThrow(/timed out/);
+    await expect(
+      client.callTool({ name: 'hang', arguments: {} }, undefined, { timeout: 30 }),
+    ).rejects.toThrow(/timed out/);
     await close();
     const span = clientSpans()[0]!;
     expect(span.attributes['error.type']).toBe('timeout');
@@ -129,7 +169,9 @@ describe('client side', () => {
   });
 
   it('captures arguments and results only when enabled', async () => {
-    const { client, close } = await connectPair(scripted({ echo: { content: [{ type: 'text', text: 'secret-result' }] } }));
+    const { client, close } = await connectPair(
+      scripted({ echo: { content: [{ type: 'text', text: 'secret-result' }] } }),
+    );
     t.reset();
     await client.callTool({ name: 'echo', arguments: { password: 'hunter2' } });
     expect(JSON.stringify(t.finished().map((s) => s.attributes))).not.toContain('hunter2');

@@ -12,7 +12,10 @@ function failingServer(): McpServer {
     throw new ToolFailureError({ class: 'governance', code: 'policy_blocked' });
   });
   server.registerTool('odd', {}, async () => {
-    throw new ToolFailureError({ class: 'capability', code: `tenant_${Math.random().toString(36).slice(2)}` });
+    throw new ToolFailureError({
+      class: 'capability',
+      code: `tenant_${Math.random().toString(36).slice(2)}`,
+    });
   });
   server.registerTool('listed', {}, async () => {
     throw new ToolFailureError({ class: 'capability', code: 'quota_exceeded' });
@@ -29,20 +32,40 @@ describe('metrics', () => {
     await close();
     t.metricExporter.reset();
     await t.reader.forceFlush();
-    const all = t.metricExporter.getMetrics().at(-1)!.scopeMetrics.flatMap((s) => s.metrics);
+    const all = t.metricExporter
+      .getMetrics()
+      .at(-1)!
+      .scopeMetrics.flatMap((s) => s.metrics);
     const server = all.find((m) => m.descriptor.name === 'mcp.server.operation.duration')!;
     expect(server.descriptor.unit).toBe('s');
     expect(server.dataPointType).toBe(DataPointType.HISTOGRAM);
     const okPoint = server.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'ok')!;
-    expect((okPoint.value as { buckets: { boundaries: number[] } }).buckets.boundaries).toEqual([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]);
-    expect(okPoint.attributes).toEqual({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'ok', 'gen_ai.operation.name': 'execute_tool', 'network.transport': 'inproc' });
+    expect((okPoint.value as { buckets: { boundaries: number[] } }).buckets.boundaries).toEqual([
+      0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+    ]);
+    expect(okPoint.attributes).toEqual({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'ok',
+      'gen_ai.operation.name': 'execute_tool',
+      'network.transport': 'inproc',
+      'mcp.protocol.version': '2025-11-25',
+    });
     const govPoint = server.dataPoints.find((p) => p.attributes['gen_ai.tool.name'] === 'gov')!;
-    expect(govPoint.attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.tool.failure.class': 'governance' });
+    expect(govPoint.attributes).toMatchObject({
+      'error.type': 'tool_error',
+      'mcp.tool.failure.class': 'governance',
+    });
     const clientMetric = all.find((m) => m.descriptor.name === 'mcp.client.operation.duration')!;
-    expect(clientMetric.dataPoints.some((p) => p.attributes['mcp.tool.failure.class'] === 'governance')).toBe(true);
+    expect(
+      clientMetric.dataPoints.some((p) => p.attributes['mcp.tool.failure.class'] === 'governance'),
+    ).toBe(true);
     for (const m of [server, clientMetric]) {
       for (const p of m.dataPoints) {
-        expect(Object.keys(p.attributes).filter((k) => /session|request\.id|correlation|arguments|result/.test(k))).toEqual([]);
+        expect(
+          Object.keys(p.attributes).filter((k) =>
+            /session|request\.id|correlation|arguments|result/.test(k),
+          ),
+        ).toEqual([]);
       }
     }
   });
@@ -50,7 +73,13 @@ describe('metrics', () => {
   it('counts failures by tool, class and code on both sides, with unknown codes as _OTHER', async () => {
     const before = await t.metric('mcp.server.tool.failures');
     const count = (points: typeof before, tool: string, code: string) =>
-      points.filter((p) => p.attributes['gen_ai.tool.name'] === tool && p.attributes['mcp.tool.failure.code'] === code).reduce((n, p) => n + Number(p.value), 0);
+      points
+        .filter(
+          (p) =>
+            p.attributes['gen_ai.tool.name'] === tool &&
+            p.attributes['mcp.tool.failure.code'] === code,
+        )
+        .reduce((n, p) => n + Number(p.value), 0);
     const { client, close } = await connectPair(failingServer());
     for (let i = 0; i < 3; i++) await client.callTool({ name: 'odd', arguments: {} });
     await client.callTool({ name: 'gov', arguments: {} });
@@ -58,11 +87,18 @@ describe('metrics', () => {
     const server = await t.metric('mcp.server.tool.failures');
     const clientSide = await t.metric('mcp.client.tool.failures');
     expect(count(server, 'odd', '_OTHER') - count(before, 'odd', '_OTHER')).toBe(3);
-    expect(server.filter((p) => String(p.attributes['mcp.tool.failure.code']).startsWith('tenant_'))).toEqual([]);
+    expect(
+      server.filter((p) => String(p.attributes['mcp.tool.failure.code']).startsWith('tenant_')),
+    ).toEqual([]);
     expect(count(server, 'gov', 'policy_blocked') - count(before, 'gov', 'policy_blocked')).toBe(1);
     expect(count(clientSide, 'odd', '_OTHER')).toBeGreaterThanOrEqual(3);
     const govPoint = server.find((p) => p.attributes['gen_ai.tool.name'] === 'gov');
-    expect(govPoint?.attributes).toEqual({ 'error.type': 'tool_error', 'gen_ai.tool.name': 'gov', 'mcp.tool.failure.class': 'governance', 'mcp.tool.failure.code': 'policy_blocked' });
+    expect(govPoint?.attributes).toEqual({
+      'error.type': 'tool_error',
+      'gen_ai.tool.name': 'gov',
+      'mcp.tool.failure.class': 'governance',
+      'mcp.tool.failure.code': 'policy_blocked',
+    });
   });
 
   it('reports allow-listed codes by name', async () => {
@@ -72,6 +108,8 @@ describe('metrics', () => {
     await close();
     t.instrumentation.setConfig({});
     const server = await t.metric('mcp.server.tool.failures');
-    expect(server.some((p) => p.attributes['mcp.tool.failure.code'] === 'quota_exceeded')).toBe(true);
+    expect(server.some((p) => p.attributes['mcp.tool.failure.code'] === 'quota_exceeded')).toBe(
+      true,
+    );
   });
 });

@@ -7,14 +7,20 @@ import type { AddressInfo } from 'node:net';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, CreateMessageRequestSchema, CreateMessageResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CreateMessageRequestSchema,
+  CreateMessageResultSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Client, InMemoryTransport, McpServer, Server, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 
 const t = setupTelemetry();
-const spans = (name: string, kind: SpanKind) => t.finished().filter((s) => s.name === name && s.kind === kind);
+const spans = (name: string, kind: SpanKind) =>
+  t.finished().filter((s) => s.name === name && s.kind === kind);
 
 describe('defects of peer packages, absent here', () => {
   it('detached traces (Traceloop): the client span joins the caller trace, not a long-lived session trace', async () => {
@@ -23,7 +29,9 @@ describe('defects of peer packages, absent here', () => {
     const { client, close } = await connectPair(server);
     t.reset();
     const step = trace.getTracer('agent').startSpan('agent step');
-    await context.with(trace.setSpan(context.active(), step), () => client.callTool({ name: 't', arguments: {} }));
+    await context.with(trace.setSpan(context.active(), step), () =>
+      client.callTool({ name: 't', arguments: {} }),
+    );
     step.end();
     await close();
     const [c] = spans('tools/call t', SpanKind.CLIENT);
@@ -65,20 +73,31 @@ describe('defects of peer packages, absent here', () => {
     await client.callTool({ name: 'missing', arguments: {} });
     await client.callTool({ name: 'typed', arguments: { n: 'NaN' } });
     await close();
-    expect(spans('tools/call missing', SpanKind.SERVER)[0]?.attributes['error.type']).toBe('tool_error');
-    expect(spans('tools/call typed', SpanKind.SERVER)[0]?.attributes['mcp.tool.failure.code']).toBe('invalid_input');
+    expect(spans('tools/call missing', SpanKind.SERVER)[0]?.attributes['error.type']).toBe(
+      'tool_error',
+    );
+    expect(spans('tools/call typed', SpanKind.SERVER)[0]?.attributes['mcp.tool.failure.code']).toBe(
+      'invalid_input',
+    );
   });
 
   it('wrong span kind (Traceloop, Shinzo): senders are CLIENT and receivers SERVER, server-initiated requests included', async () => {
     const server = new Server({ name: 's', version: '1' }, { capabilities: { tools: {} } });
     server.setRequestHandler(CallToolRequestSchema, async (_req, extra) => {
-      const r = await extra.sendRequest({ method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } }, CreateMessageResultSchema);
+      const r = await extra.sendRequest(
+        { method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } },
+        CreateMessageResultSchema,
+      );
       return { content: [{ type: 'text', text: String(r.model) }] };
     });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(b);
     const client = new Client({ name: 'c', version: '1' }, { capabilities: { sampling: {} } });
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'x' } }));
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      model: 'm',
+      role: 'assistant',
+      content: { type: 'text', text: 'x' },
+    }));
     await client.connect(a);
     t.reset();
     await client.callTool({ name: 'any', arguments: {} });
@@ -87,7 +106,9 @@ describe('defects of peer packages, absent here', () => {
     expect(spans('tools/call any', SpanKind.SERVER)).toHaveLength(1);
     const serverSide = spans('sampling/createMessage', SpanKind.CLIENT)[0];
     const clientSide = spans('sampling/createMessage', SpanKind.SERVER)[0];
-    expect(serverSide?.parentSpanContext?.spanId).toBe(spans('tools/call any', SpanKind.SERVER)[0]?.spanContext().spanId);
+    expect(serverSide?.parentSpanContext?.spanId).toBe(
+      spans('tools/call any', SpanKind.SERVER)[0]?.spanContext().spanId,
+    );
     expect(clientSide?.parentSpanContext?.spanId).toBe(serverSide?.spanContext().spanId);
   });
 
@@ -117,19 +138,27 @@ describe('defects of peer packages, absent here', () => {
     });
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     const client = new Client({ name: 'c', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/`)));
+    await client.connect(
+      new StreamableHTTPClientTransport(
+        new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/`),
+      ),
+    );
     t.reset();
     await client.callTool({ name: 'now', arguments: {} });
     await client.close();
     http.closeAllConnections();
     await new Promise((r) => http.close(r));
     const s = spans('tools/call now', SpanKind.SERVER)[0];
-    expect(s?.spanContext().traceId).toBe(spans('tools/call now', SpanKind.CLIENT)[0]?.spanContext().traceId);
+    expect(s?.spanContext().traceId).toBe(
+      spans('tools/call now', SpanKind.CLIENT)[0]?.spanContext().traceId,
+    );
   });
 
   it('payloads recorded by default (Traceloop, Sentry): arguments never appear unless enabled', async () => {
     const server = new McpServer({ name: 's', version: '1' });
-    server.registerTool('p', { inputSchema: { secret: z.string() } }, async () => ({ content: [{ type: 'text', text: 'result-secret' }] }));
+    server.registerTool('p', { inputSchema: { secret: z.string() } }, async () => ({
+      content: [{ type: 'text', text: 'result-secret' }],
+    }));
     const { client, close } = await connectPair(server);
     t.reset();
     await client.callTool({ name: 'p', arguments: { secret: 'pa55word' } });
@@ -141,14 +170,26 @@ describe('defects of peer packages, absent here', () => {
 
   it('starting its own SDK (Shinzo): constructing the instrumentation registers no global provider', async () => {
     const { execFileSync } = await import('node:child_process');
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', `
+    const out = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       import { trace, metrics } from '@opentelemetry/api';
       import { McpInstrumentation } from '@omcp/instrumentation-mcp';
       const i = new McpInstrumentation();
       const provider = trace.getTracerProvider();
       console.log(JSON.stringify({ tracer: provider.constructor.name, delegate: typeof provider.getDelegate === 'function' ? provider.getDelegate().constructor.name : null, meter: metrics.getMeterProvider().constructor.name }));
       i.disable();
-    `], { encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual({ tracer: 'ProxyTracerProvider', delegate: 'NoopTracerProvider', meter: 'NoopMeterProvider' });
+    `,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(JSON.parse(out)).toEqual({
+      tracer: 'ProxyTracerProvider',
+      delegate: 'NoopTracerProvider',
+      meter: 'NoopMeterProvider',
+    });
   });
 });

@@ -12,13 +12,18 @@ const t = setupTelemetry();
 
 function server(): McpServer {
   const s = new McpServer({ name: 's', version: '1' });
-  s.registerTool('ok', { inputSchema: { n: z.number() } }, async ({ n }) => ({ content: [{ type: 'text', text: `n=${n}` }] }));
+  s.registerTool('ok', { inputSchema: { n: z.number() } }, async ({ n }) => ({
+    content: [{ type: 'text', text: `n=${n}` }],
+  }));
   s.registerTool('boom', {}, async () => {
     throw new Error('boom');
   });
   s.registerTool('hostile', {}, async () => {
     const meta = {};
-    Object.defineProperty(meta, 'io.modelcontextprotocol/toolFailure', { enumerable: true, get: () => ({ class: 'capability', code: 'x', correlationId: 'c' }) });
+    Object.defineProperty(meta, 'io.modelcontextprotocol/toolFailure', {
+      enumerable: true,
+      get: () => ({ class: 'capability', code: 'x', correlationId: 'c' }),
+    });
     Object.defineProperty(meta, 'trap', { enumerable: true, get: () => 'value' });
     return { content: [{ type: 'text', text: 'hostile' }], isError: true, _meta: meta };
   });
@@ -28,7 +33,12 @@ function server(): McpServer {
 async function outcomes(): Promise<unknown[]> {
   const { client, close } = await connectPair(server());
   const out: unknown[] = [];
-  for (const [name, args] of [['ok', { n: 1 }], ['boom', {}], ['hostile', {}], ['ok', { n: 'bad' }]] as const) {
+  for (const [name, args] of [
+    ['ok', { n: 1 }],
+    ['boom', {}],
+    ['hostile', {}],
+    ['ok', { n: 'bad' }],
+  ] as const) {
     try {
       const r = await client.callTool({ name, arguments: args });
       // The instrumentation may add exactly one documented key; compare the rest.

@@ -12,7 +12,13 @@ const HEX32 = /^[0-9a-f]{32}$/;
 
 function serverSpan(name: string) {
   const s = t.finished().find((x) => x.name === name && x.kind === SpanKind.SERVER);
-  if (s === undefined) throw new Error(`no server span ${name}: ${t.finished().map((x) => x.name).join(', ')}`);
+  if (s === undefined)
+    throw new Error(
+      `no server span ${name}: ${t
+        .finished()
+        .map((x) => x.name)
+        .join(', ')}`,
+    );
   return s;
 }
 function clientSpan(name: string) {
@@ -20,15 +26,24 @@ function clientSpan(name: string) {
   if (s === undefined) throw new Error(`no client span ${name}`);
   return s;
 }
-const failureOf = (result: unknown) => (result as { _meta?: Record<string, unknown> })._meta?.[KEY] as Record<string, unknown> | undefined;
+const failureOf = (result: unknown) =>
+  (result as { _meta?: Record<string, unknown> })._meta?.[KEY] as
+    Record<string, unknown> | undefined;
 
 function makeServer(): McpServer {
   const server = new McpServer({ name: 'srv', version: '1.0.0' });
-  server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }, extra) => ({
-    content: [{ type: 'text', text: String(a + b) }],
-    structuredContent: undefined,
-    _meta: { sawSignal: extra.signal instanceof AbortSignal, traceId: trace.getActiveSpan()?.spanContext().traceId },
-  }));
+  server.registerTool(
+    'add',
+    { inputSchema: { a: z.number(), b: z.number() } },
+    async ({ a, b }, extra) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+      structuredContent: undefined,
+      _meta: {
+        sawSignal: extra.signal instanceof AbortSignal,
+        traceId: trace.getActiveSpan()?.spanContext().traceId,
+      },
+    }),
+  );
   server.registerTool('boom', {}, async () => {
     throw new Error('connect ECONNREFUSED 10.1.2.3:5432 (secret internal host)');
   });
@@ -36,10 +51,20 @@ function makeServer(): McpServer {
     throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
   });
   server.registerTool('needs-login', {}, async () => {
-    throw new ToolFailureError({ class: 'governance', code: 'auth_required', message: 'Not connected.', agentGuidance: 'Ask the user to log in.' });
+    throw new ToolFailureError({
+      class: 'governance',
+      code: 'auth_required',
+      message: 'Not connected.',
+      agentGuidance: 'Ask the user to log in.',
+    });
   });
   server.registerTool('own-failure', {}, async () =>
-    toolFailure({ class: 'capability', code: 'quota_exceeded', correlationId: 'srv-req-42', agentGuidance: 'x'.repeat(1000) }),
+    toolFailure({
+      class: 'capability',
+      code: 'quota_exceeded',
+      correlationId: 'srv-req-42',
+      agentGuidance: 'x'.repeat(1000),
+    }),
   );
   server.registerTool('sync-throw', {}, () => {
     throw new Error('sync');
@@ -88,7 +113,12 @@ describe('server side (McpServer over an in-memory pair)', () => {
     const server = serverSpan('tools/call boom');
     const traceId = server.spanContext().traceId;
     expect(result.isError).toBe(true);
-    expect(failureOf(result)).toEqual({ class: 'reliability', code: 'internal_error', retryable: false, correlationId: traceId });
+    expect(failureOf(result)).toEqual({
+      class: 'reliability',
+      code: 'internal_error',
+      retryable: false,
+      correlationId: traceId,
+    });
     expect(JSON.stringify(result)).not.toContain('    at ');
     expect(server.attributes).toMatchObject({
       'error.type': 'tool_error',
@@ -103,20 +133,32 @@ describe('server side (McpServer over an in-memory pair)', () => {
     const logs = await t.logRecords();
     const log = logs.find((l) => l.spanContext?.traceId === traceId);
     expect(log?.body).toContain(traceId);
-    expect(log?.attributes).toMatchObject({ 'mcp.tool.failure.correlation_id': traceId, 'exception.type': 'Error' });
+    expect(log?.attributes).toMatchObject({
+      'mcp.tool.failure.correlation_id': traceId,
+      'exception.type': 'Error',
+    });
     expect(String(log?.attributes['exception.stacktrace'])).toContain('server.test.ts');
   });
 
   it('classifies network errors as retryable reliability failures', async () => {
     const result = await pair.client.callTool({ name: 'flaky', arguments: {} });
-    expect(failureOf(result)).toMatchObject({ class: 'reliability', code: 'retryable_transient_error', retryable: true });
+    expect(failureOf(result)).toMatchObject({
+      class: 'reliability',
+      code: 'retryable_transient_error',
+      retryable: true,
+    });
   });
 
   it('turns a thrown ToolFailureError into exactly the failure it describes', async () => {
     const result = await pair.client.callTool({ name: 'needs-login', arguments: {} });
     const traceId = serverSpan('tools/call needs-login').spanContext().traceId;
     expect(result.content).toEqual([{ type: 'text', text: 'Not connected.' }]);
-    expect(failureOf(result)).toEqual({ class: 'governance', code: 'auth_required', agentGuidance: 'Ask the user to log in.', correlationId: traceId });
+    expect(failureOf(result)).toEqual({
+      class: 'governance',
+      code: 'auth_required',
+      agentGuidance: 'Ask the user to log in.',
+      correlationId: traceId,
+    });
   });
 
   it('catches synchronous throws too', async () => {
@@ -126,17 +168,30 @@ describe('server side (McpServer over an in-memory pair)', () => {
 
   it('leaves a failure object the handler supplied unchanged and records its correlationId', async () => {
     const result = await pair.client.callTool({ name: 'own-failure', arguments: {} });
-    expect(failureOf(result)).toEqual({ class: 'capability', code: 'quota_exceeded', correlationId: 'srv-req-42', agentGuidance: 'x'.repeat(1000) });
+    expect(failureOf(result)).toEqual({
+      class: 'capability',
+      code: 'quota_exceeded',
+      correlationId: 'srv-req-42',
+      agentGuidance: 'x'.repeat(1000),
+    });
     const server = serverSpan('tools/call own-failure');
     expect(server.attributes['mcp.tool.failure.correlation_id']).toBe('srv-req-42');
     expect(server.attributes['mcp.tool.failure.source']).toBe('server');
-    expect(String(server.attributes['mcp.tool.failure.agent_guidance']).length).toBeLessThanOrEqual(256);
+    expect(String(server.attributes['mcp.tool.failure.agent_guidance']).length).toBeLessThanOrEqual(
+      256,
+    );
   });
 
   it('records failures the SDK produces before the handler: unknown tool and invalid arguments', async () => {
     const unknown = await pair.client.callTool({ name: 'nope', arguments: {} });
-    expect(failureOf(unknown)).toMatchObject({ class: 'capability', code: 'capability_unsupported' });
-    expect(serverSpan('tools/call nope').attributes).toMatchObject({ 'error.type': 'tool_error', 'mcp.tool.failure.code': 'capability_unsupported' });
+    expect(failureOf(unknown)).toMatchObject({
+      class: 'capability',
+      code: 'capability_unsupported',
+    });
+    expect(serverSpan('tools/call nope').attributes).toMatchObject({
+      'error.type': 'tool_error',
+      'mcp.tool.failure.code': 'capability_unsupported',
+    });
     const invalid = await pair.client.callTool({ name: 'add', arguments: { a: 'x' } });
     expect(failureOf(invalid)).toMatchObject({ class: 'capability', code: 'invalid_input' });
     expect(failureOf(invalid)?.correlationId).toMatch(HEX32);
@@ -166,7 +221,8 @@ describe('server side: trace context from params._meta', () => {
     // Deliver each message inside a transport span, as an HTTP server instrumentation would.
     const ambient = trace.getTracer('transport').startSpan('HTTP POST');
     const tapped = b.onmessage;
-    b.onmessage = (message, extra) => context.with(trace.setSpan(context.active(), ambient), () => tapped?.(message, extra));
+    b.onmessage = (message, extra) =>
+      context.with(trace.setSpan(context.active(), ambient), () => tapped?.(message, extra));
     const client = new Client({ name: 'c', version: '1' });
     await client.connect(a);
     t.reset();
@@ -214,9 +270,12 @@ describe('server side: trace context from params._meta', () => {
 describe('server side: the low-level Server API', () => {
   function lowLevel(): Server {
     const server = new Server({ name: 'low', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 't', inputSchema: { type: 'object' } }] }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: 't', inputSchema: { type: 'object' } }],
+    }));
     server.setRequestHandler(CallToolRequestSchema, async (req) => {
-      if (req.params.name === 'login') throw new ToolFailureError({ class: 'governance', code: 'auth_required' });
+      if (req.params.name === 'login')
+        throw new ToolFailureError({ class: 'governance', code: 'auth_required' });
       if (req.params.name === 'internal') throw new McpError(-32603, 'upstream down');
       if (req.params.name === 'bad-params') throw new McpError(-32602, 'no such tool');
       return { content: [{ type: 'text', text: 'ok' }] };
@@ -232,19 +291,30 @@ describe('server side: the low-level Server API', () => {
     const login = await client.callTool({ name: 'login', arguments: {} });
     await close();
     const span = serverSpan('tools/call login');
-    expect(failureOf(login)).toEqual({ class: 'governance', code: 'auth_required', correlationId: span.spanContext().traceId });
+    expect(failureOf(login)).toEqual({
+      class: 'governance',
+      code: 'auth_required',
+      correlationId: span.spanContext().traceId,
+    });
     expect(span.attributes['mcp.tool.failure.class']).toBe('governance');
   });
 
   it('records JSON-RPC errors with the code, and only server codes as errors', async () => {
     const { client, close } = await connectPair(lowLevel());
     t.reset();
-    await expect(client.callTool({ name: 'internal', arguments: {} })).rejects.toThrow('upstream down');
+    await expect(client.callTool({ name: 'internal', arguments: {} })).rejects.toThrow(
+      'upstream down',
+    );
     await expect(client.callTool({ name: 'bad-params', arguments: {} })).rejects.toThrow();
-    await expect(client.request({ method: 'prompts/list', params: {} }, z.object({}).loose())).rejects.toThrow();
+    await expect(
+      client.request({ method: 'prompts/list', params: {} }, z.object({}).loose()),
+    ).rejects.toThrow();
     await close();
     const internal = serverSpan('tools/call internal');
-    expect(internal.attributes).toMatchObject({ 'rpc.response.status_code': '-32603', 'error.type': '-32603' });
+    expect(internal.attributes).toMatchObject({
+      'rpc.response.status_code': '-32603',
+      'error.type': '-32603',
+    });
     expect(internal.status.code).toBe(SpanStatusCode.ERROR);
     expect(internal.status.message).toContain('upstream down');
     expect(internal.events.some((e) => e.name === 'exception')).toBe(true);
@@ -255,7 +325,10 @@ describe('server side: the low-level Server API', () => {
     // No handler at all: the SDK answers -32601 before any handler; the span is still there.
     const notFound = serverSpan('prompts/list');
     expect(notFound.attributes['rpc.response.status_code']).toBe('-32601');
-    expect(clientSpan('tools/call internal').attributes).toMatchObject({ 'error.type': '-32603', 'rpc.response.status_code': '-32603' });
+    expect(clientSpan('tools/call internal').attributes).toMatchObject({
+      'error.type': '-32603',
+      'rpc.response.status_code': '-32603',
+    });
   });
 });
 
@@ -273,7 +346,9 @@ describe('server side: cancellation and transport close end open spans', () => {
     await client.connect(a);
     t.reset();
     const controller = new AbortController();
-    const pending = client.callTool({ name: 'slow', arguments: {} }, undefined, { signal: controller.signal });
+    const pending = client.callTool({ name: 'slow', arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
     await new Promise((r) => setTimeout(r, 20));
     controller.abort('user gave up');
     await expect(pending).rejects.toThrow();

@@ -14,7 +14,8 @@ import { setupTelemetry } from '../helpers/telemetry.js';
 
 const t = setupTelemetry();
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const failureOf = (r: { _meta?: Record<string, unknown> }) => r._meta?.[KEY] as { correlationId: string; class: string } | undefined;
+const failureOf = (r: { _meta?: Record<string, unknown> }) =>
+  r._meta?.[KEY] as { correlationId: string; class: string } | undefined;
 
 describe('stdio: client here, server in a child process instrumented with zero code (--import register)', () => {
   let receiver: OtlpReceiver;
@@ -28,7 +29,11 @@ describe('stdio: client here, server in a child process instrumented with zero c
   it('puts client and server spans in one trace across the process boundary; correlationId is that trace ID', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/stdio-server.mjs'],
+      args: [
+        '--import',
+        '@omcp/instrumentation-mcp/register',
+        'test/fixtures/apps/stdio-server.mjs',
+      ],
       cwd: root,
       env: {
         ...process.env,
@@ -49,7 +54,9 @@ describe('stdio: client here, server in a child process instrumented with zero c
     await client.close();
     expect(ok.content).toEqual([{ type: 'text', text: 'hi' }]);
 
-    const clientSpan = t.finished().find((s) => s.name === 'tools/call upstream' && s.kind === SpanKind.CLIENT)!;
+    const clientSpan = t
+      .finished()
+      .find((s) => s.name === 'tools/call upstream' && s.kind === SpanKind.CLIENT)!;
     expect(clientSpan.attributes['network.transport']).toBe('pipe');
     const traceId = clientSpan.spanContext().traceId;
     expect(failureOf(failed)).toMatchObject({ class: 'reliability', correlationId: traceId });
@@ -60,9 +67,19 @@ describe('stdio: client here, server in a child process instrumented with zero c
     expect(serverSpan.serviceName).toBe('stdio-fixture');
     expect(serverSpan.traceId).toBe(traceId);
     expect(serverSpan.parentSpanId).toBe(clientSpan.spanContext().spanId);
-    expect(serverSpan.attributes).toMatchObject({ 'network.transport': 'pipe', 'mcp.tool.failure.correlation_id': traceId, 'mcp.tool.failure.code': 'retryable_transient_error' });
+    expect(serverSpan.attributes).toMatchObject({
+      'network.transport': 'pipe',
+      'mcp.tool.failure.correlation_id': traceId,
+      'mcp.tool.failure.code': 'retryable_transient_error',
+    });
     await new Promise((r) => setTimeout(r, 300));
-    expect(receiver.logs.some((l) => l.traceId === traceId && String(l.attributes['exception.message']).includes('ECONNREFUSED'))).toBe(true);
+    expect(
+      receiver.logs.some(
+        (l) =>
+          l.traceId === traceId &&
+          String(l.attributes['exception.message']).includes('ECONNREFUSED'),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -105,8 +122,21 @@ describe('Streamable HTTP on 127.0.0.1', () => {
     const s = t.finished().find((x) => x.name === 'tools/call deny' && x.kind === SpanKind.SERVER)!;
     expect(s.spanContext().traceId).toBe(c.spanContext().traceId);
     expect(s.parentSpanContext?.spanId).toBe(c.spanContext().spanId);
-    expect(failureOf(r)).toMatchObject({ class: 'governance', code: 'permission_denied', correlationId: c.spanContext().traceId });
-    expect(s.attributes).toMatchObject({ 'network.transport': 'tcp', 'network.protocol.name': 'http', 'mcp.session.id': expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(c.attributes['network.transport']).toBe('tcp');
+    expect(failureOf(r)).toMatchObject({
+      class: 'governance',
+      code: 'permission_denied',
+      correlationId: c.spanContext().traceId,
+    });
+    expect(s.attributes).toMatchObject({
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'mcp.session.id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
+    expect(c.attributes).toMatchObject({
+      'network.transport': 'tcp',
+      'server.address': '127.0.0.1',
+      'server.port': Number(url.port),
+    });
+    expect(s.attributes).not.toHaveProperty('server.address');
   });
 });
