@@ -3,7 +3,6 @@ import { TOOL_FAILURE_META_KEY } from './constants.js';
 import { correlationIdFor } from './correlation.js';
 import type {
   TextContentBlock,
-  ToolResultContent,
   ToolFailure,
   ToolFailureInit,
   ToolFailureResult,

@@ -1,7 +1,6 @@
 import { createToolFailure, messageOf, toolFailureResult } from './build.js';
 import type {
   TextContentBlock,
-  ToolResultContent,
   ToolFailure,
   ToolFailureClass,
   ToolFailureInit,
