@@ -69,7 +69,8 @@ export function traceOutgoingRequest(
     const config = source.config();
     target = targetOf(method, params);
     attrs = {
-      ...requestAttributes(method, params, undefined),
+      // The SDK numbers requests from this counter; the next value is this request's id.
+      ...requestAttributes(method, params, ownValue(self, '_requestMessageId')),
       ...transportAttributes(ownValue(self, '_transport')),
     };
     const version = protocolVersions.get(self);

@@ -100,6 +100,7 @@ describe('server side (McpServer over an in-memory pair)', () => {
     expect(server.status.code).toBe(SpanStatusCode.UNSET);
     expect(server.spanContext().traceId).toBe(client.spanContext().traceId);
     expect(server.parentSpanContext?.spanId).toBe(client.spanContext().spanId);
+    expect(client.attributes['jsonrpc.request.id']).toBe(server.attributes['jsonrpc.request.id']);
   });
 
   it('runs the handler inside the server span, with its arguments and extra intact', async () => {
