@@ -12,7 +12,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
     const v = raw.trim().toLowerCase();
     if (v === 'true') apply(true);
     else if (v === 'false') apply(false);
-    else diag.warn(`${name}=${raw} is not true or false; using the default`);
+    else warn(`${name}=${raw} is not true or false; using the default`);
   };
   flag('OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT', (v) => (config.trustIncomingContext = v));
   flag('OTEL_INSTRUMENTATION_MCP_ADD_FAILURE_OBJECTS', (v) => (config.addFailureObjects = v));
@@ -25,6 +25,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
 }
 
 let started: NodeSDK | undefined;
+
+/** One line on stderr: configuration mistakes must be visible without any diag logger set up. */
+function warn(message: string): void {
+  process.stderr.write(`@omcp/instrumentation-mcp: ${message}\n`);
+}
 
 /**
  * Starts an OpenTelemetry NodeSDK configured from the standard `OTEL_*` variables (OTLP

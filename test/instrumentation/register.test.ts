@@ -1,0 +1,124 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a fixture app under the zero-code entry; `onOutput` may signal it. Never hangs: killed after 20 s. */
+function run(
+  args: string[],
+  env: Record<string, string>,
+  onOutput?: (text: string, pid: number) => void,
+): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      onOutput?.(stdout, child.pid!);
+    });
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe('zero-code register entry', () => {
+  let receiver: OtlpReceiver;
+  const env = (): Record<string, string> => ({
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_METRIC_EXPORT_INTERVAL: '60000',
+    OTEL_BSP_SCHEDULE_DELAY: '60000',
+  });
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+  });
+
+  it('ES module app with --import: spans, metrics and logs are flushed when the process ends normally', async () => {
+    const before = receiver.spans.length;
+    const r = await run(
+      ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/inmemory-app.mjs'],
+      { ...env(), OTEL_SERVICE_NAME: 'esm-app' },
+    );
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout.split('\n')[0]!) as {
+      result: { _meta: Record<string, { correlationId: string }> };
+    };
+    const correlationId = result.result._meta['io.modelcontextprotocol/toolFailure']!.correlationId;
+    const mine = receiver.spans.slice(before).filter((s) => s.serviceName === 'esm-app');
+    expect(mine.filter((s) => s.name === 'tools/call boom').map((s) => s.traceId)).toEqual([
+      correlationId,
+      correlationId,
+    ]);
+    expect(receiver.logs.some((l) => l.traceId === correlationId)).toBe(true);
+    expect(receiver.metricsRequests).toBeGreaterThan(0);
+  });
+
+  it('CommonJS app with --require, ended by SIGTERM: telemetry is flushed, then the process ends by the signal', async () => {
+    const before = receiver.spans.length;
+    const r = await run(
+      ['--require', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/inmemory-app.cjs'],
+      { ...env(), OTEL_SERVICE_NAME: 'cjs-app', FIXTURE_WAIT: '1' },
+      (out, pid) => {
+        if (out.includes('waiting')) process.kill(pid, 'SIGTERM');
+      },
+    );
+    expect(r.signal).toBe('SIGTERM');
+    const mine = receiver.spans
+      .slice(before)
+      .filter((s) => s.serviceName === 'cjs-app' && s.name === 'tools/call boom');
+    expect(mine.map((s) => s.kind).sort()).toEqual([2, 3]);
+  });
+
+  it('an unreachable collector does not break or hold up the app', async () => {
+    const r = await run(
+      ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/inmemory-app.mjs'],
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+        OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"isError":true');
+  });
+
+  it('bad configuration gets a one-line warning and the defaults', async () => {
+    const r = await run(
+      ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/inmemory-app.mjs'],
+      {
+        ...env(),
+        OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT: 'maybe',
+      },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      '@omcp/instrumentation-mcp: OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT=maybe is not true or false; using the default',
+    );
+    expect(r.stdout).toContain('io.modelcontextprotocol/toolFailure');
+  });
+
+  it('OTEL_SDK_DISABLED=true leaves the app untouched', async () => {
+    const r = await run(
+      ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/inmemory-app.mjs'],
+      { ...env(), OTEL_SDK_DISABLED: 'true' },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('io.modelcontextprotocol/toolFailure');
+  });
+});
