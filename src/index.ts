@@ -16,6 +16,23 @@ export {
   parseRetryAfter,
   correlationIdFor,
 } from './tool-failure/index.js';
+export {
+  withToolRetry,
+  toolCallReportOf,
+  decide,
+  decideOn,
+  isIdempotent,
+  DEFAULT_RETRY_LIMITS,
+  backoffDelay,
+  exponentialDelay,
+  fullJitter,
+  equalJitter,
+  decorrelatedJitter,
+  DEFAULT_BACKOFF,
+  sleep,
+  systemClock,
+  createRetryBudget,
+} from './retry/index.js';
 export type {
   ToolFailure,
   ToolFailureClass,
@@ -33,3 +50,26 @@ export type { ToolFailureRule, ToolFailureRuleId } from './tool-failure/rules.js
 export type { ReadToolFailureOptions } from './tool-failure/read.js';
 export type { ClassifyErrorOptions } from './tool-failure/classify.js';
 export type { ToolFailureErrorInit } from './tool-failure/error.js';
+export type {
+  RetryableClient,
+  ToolRetryClient,
+  TokenBucketRetryBudget,
+  BackoffOptions,
+  DecideContext,
+  FailureSummary,
+  GiveUpInfo,
+  JitterStrategy,
+  RetryBudget,
+  RetryBudgetOptions,
+  RetryClock,
+  RetryDecision,
+  RetryEventInfo,
+  RetryLimits,
+  RetryReason,
+  StopReason,
+  ToolAnnotationsProvider,
+  ToolCallOutcome,
+  ToolCallReport,
+  ToolRetryAnnotations,
+  ToolRetryPolicy,
+} from './retry/index.js';
