@@ -38,3 +38,33 @@ export function createRetryBudget(options?: RetryBudgetOptions): TokenBucketRetr
     },
   };
 }
+
+/**
+ * A user-supplied budget that cannot break a call: a throwing `canRetry` counts as "no",
+ * throwing record methods are ignored.
+ */
+export function guardedBudget(budget: RetryBudget): RetryBudget {
+  return {
+    canRetry: () => {
+      try {
+        return budget.canRetry() === true;
+      } catch {
+        return false;
+      }
+    },
+    recordFailure: () => {
+      try {
+        budget.recordFailure();
+      } catch {
+        // Accounting is best effort; the call goes on.
+      }
+    },
+    recordSuccess: () => {
+      try {
+        budget.recordSuccess();
+      } catch {
+        // Accounting is best effort; the call goes on.
+      }
+    },
+  };
+}

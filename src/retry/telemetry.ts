@@ -1,4 +1,5 @@
 import {
+  INVALID_SPAN_CONTEXT,
   SpanKind,
   SpanStatusCode,
   diag,
@@ -73,12 +74,17 @@ export class RetryTelemetry {
 
   /** Starts the INTERNAL span `mcp.tool.call {tool}` covering every attempt of a logical call. */
   startCall(toolName: string, parent: Context): Span {
-    const tracer = (this.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
-    return tracer.startSpan(
-      `mcp.tool.call ${toolName}`,
-      { kind: SpanKind.INTERNAL, attributes: { [ATTR_GEN_AI_TOOL_NAME]: toolName } },
-      parent,
-    );
+    try {
+      const tracer = (this.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+      return tracer.startSpan(
+        `mcp.tool.call ${toolName}`,
+        { kind: SpanKind.INTERNAL, attributes: { [ATTR_GEN_AI_TOOL_NAME]: toolName } },
+        parent,
+      );
+    } catch (error) {
+      diag.debug('@omcp/instrumentation-mcp retry: could not start a span', error);
+      return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+    }
   }
 
   /** Records a span event for a scheduled retry. */

@@ -5,7 +5,7 @@ import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import { ToolAnnotationCache, annotationsOf, type ToolListPage } from './annotations.js';
 import { backoffDelay, resolveBackoff } from './backoff.js';
-import { createRetryBudget } from './budget.js';
+import { createRetryBudget, guardedBudget } from './budget.js';
 import { DEFAULT_RETRY_LIMITS, decide, decideOn } from './decide.js';
 import { sleep, systemClock } from './sleep.js';
 import { RetryTelemetry, safeHook, type CallEnd } from './telemetry.js';
@@ -112,7 +112,11 @@ class ToolRetryEngine {
     this.limits = resolveLimits(policy);
     this.backoff = resolveBackoff(policy.backoff);
     this.budget =
-      policy.retryBudget === false ? undefined : (policy.retryBudget ?? createRetryBudget());
+      policy.retryBudget === false
+        ? undefined
+        : policy.retryBudget === undefined
+          ? createRetryBudget()
+          : guardedBudget(policy.retryBudget);
     this.clock = policy.clock ?? systemClock;
     this.random = policy.random ?? Math.random;
     this.telemetry = new RetryTelemetry(policy.tracerProvider, policy.meterProvider);

@@ -329,6 +329,27 @@ describe('withToolRetry() with a real SDK 1.x client', () => {
     await pair.close();
   });
 
+  it('a broken retry budget or tracer provider never breaks the call', async () => {
+    const pair = await v1Pair({
+      flaky: { annotations: idem, script: failTimes(1, () => transient()) },
+    });
+    const boom = (): never => {
+      throw new Error('broken');
+    };
+    const client = withToolRetry(pair.client, {
+      random: () => 0,
+      retryBudget: { canRetry: boom, recordFailure: boom, recordSuccess: boom },
+      tracerProvider: { getTracer: boom },
+    });
+    const report = await drive(client.callToolWithRetry({ name: 'flaky' }));
+    // A budget that cannot answer allows no retry.
+    expect(report).toMatchObject({
+      outcome: 'budget_exhausted',
+      decision: { reason: 'retry_budget_exhausted' },
+    });
+    await pair.close();
+  });
+
   it('never retries a malformed failure object', async () => {
     const pair = await v1Pair({
       bad: {
