@@ -130,7 +130,7 @@ export interface FailureSummary {
 export interface RetryBudget {
   /** Whether one more retry may be issued now. */
   canRetry(): boolean;
-  /** Records an attempt that failed for a server-side reason (reliability or a thrown error). */
+  /** Records an attempt that failed for a server-side reason (class reliability, also for thrown errors). */
   recordFailure(): void;
   /** Records an attempt that succeeded. */
   recordSuccess(): void;

@@ -160,10 +160,12 @@ class ToolRetryEngine {
           result = await context.with(withAttempt(callCtx, attempt), () => this.callOnce(args));
         } catch (error) {
           if (signal?.aborted === true) throw error;
-          this.budget?.recordFailure();
+          const thrown = this.summarizeThrown(error);
+          // Like gRPC, only server-side trouble costs budget, not e.g. invalid params.
+          if (thrown.class === 'reliability') this.budget?.recordFailure();
           const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
           decision = this.retriesThrown(error)
-            ? await this.decideThrown(error, toolName, callCtx, attempt, start, backoffMs)
+            ? await this.decideThrown(thrown, toolName, callCtx, attempt, start, backoffMs)
             : undefined;
           if (decision?.action !== 'retry') {
             const outcome =
@@ -274,14 +276,8 @@ class ToolRetryEngine {
     }
   }
 
-  private async decideThrown(
-    error: unknown,
-    toolName: string,
-    callCtx: Context,
-    attempt: number,
-    start: number,
-    backoffMs: number,
-  ): Promise<RetryDecision> {
+  /** A thrown error as a failure summary, by the package's one error classifier. */
+  private summarizeThrown(error: unknown): FailureSummary {
     const classification = classifyError(error, {
       ...(this.policy.classifier === undefined ? {} : { classifier: this.policy.classifier }),
       now: () => this.clock.now(),
@@ -290,6 +286,17 @@ class ToolRetryEngine {
     if (classification.retryable !== undefined) summary.retryable = classification.retryable;
     if (classification.retryNotBefore !== undefined)
       summary.retryNotBefore = classification.retryNotBefore;
+    return summary;
+  }
+
+  private async decideThrown(
+    summary: FailureSummary,
+    toolName: string,
+    callCtx: Context,
+    attempt: number,
+    start: number,
+    backoffMs: number,
+  ): Promise<RetryDecision> {
     const annotations =
       summary.class === 'reliability' && summary.retryable === true
         ? await this.annotationsFor(toolName, callCtx)

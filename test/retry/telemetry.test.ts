@@ -188,6 +188,25 @@ describe('retry telemetry', () => {
     await pair.close();
   });
 
+  it('a thrown error ends the span with outcome error and the error recorded', async () => {
+    const pair = await v1Pair({
+      hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
+    });
+    const client = withToolRetry(pair.client, { meterProvider });
+    await expect(
+      drive(client.callTool({ name: 'hang' }, undefined, { timeout: 100 })),
+    ).rejects.toMatchObject({ code: -32001 });
+    const span = exporter.getFinishedSpans().find((s) => s.name === 'mcp.tool.call hang');
+    expect(span?.attributes).toMatchObject({
+      'mcp.tool.call.attempts': 1,
+      'mcp.tool.call.outcome': 'error',
+      'error.type': '-32001',
+    });
+    expect(span?.status.code).toBe(2);
+    expect(span?.events.map((e) => e.name)).toEqual(['exception']);
+    await pair.close();
+  });
+
   it('records budget_exhausted and aborted outcomes', async () => {
     const pair = await v1Pair({
       later: {
