@@ -16,23 +16,6 @@ export {
   parseRetryAfter,
   correlationIdFor,
 } from './tool-failure/index.js';
-export {
-  withToolRetry,
-  toolCallReportOf,
-  decide,
-  decideOn,
-  isIdempotent,
-  DEFAULT_RETRY_LIMITS,
-  backoffDelay,
-  exponentialDelay,
-  fullJitter,
-  equalJitter,
-  decorrelatedJitter,
-  DEFAULT_BACKOFF,
-  sleep,
-  systemClock,
-  createRetryBudget,
-} from './retry/index.js';
 export type {
   ToolFailure,
   ToolFailureClass,
@@ -72,4 +55,21 @@ export type {
   ToolCallReport,
   ToolRetryAnnotations,
   ToolRetryPolicy,
+} from './retry/index.js';
+export {
+  withToolRetry,
+  toolCallReportOf,
+  decide,
+  decideOn,
+  isIdempotent,
+  DEFAULT_RETRY_LIMITS,
+  backoffDelay,
+  exponentialDelay,
+  fullJitter,
+  equalJitter,
+  decorrelatedJitter,
+  DEFAULT_BACKOFF,
+  sleep,
+  systemClock,
+  createRetryBudget,
 } from './retry/index.js';
