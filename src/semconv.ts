@@ -56,6 +56,19 @@ export const ATTR_MCP_TOOL_CALL_ATTEMPTS = 'mcp.tool.call.attempts';
 /** The final outcome of a logical call: see `TOOL_CALL_OUTCOMES`. */
 export const ATTR_MCP_TOOL_CALL_OUTCOME = 'mcp.tool.call.outcome';
 
+/** Delay before the next attempt, in milliseconds (on `mcp.tool.call.retry` events). */
+export const ATTR_MCP_TOOL_CALL_RETRY_DELAY_MS = 'mcp.tool.call.retry.delay_ms';
+/** Why a retry was scheduled (on `mcp.tool.call.retry` events): see `RetryReason`. */
+export const ATTR_MCP_TOOL_CALL_RETRY_REASON = 'mcp.tool.call.retry.reason';
+/** What set the delay of a retry: `backoff` or `retry_not_before`. */
+export const ATTR_MCP_TOOL_CALL_RETRY_DELAY_SOURCE = 'mcp.tool.call.retry.delay_source';
+/** The client's final dispatch action on a failed call: `surface`, `out_of_band` or `stop`. */
+export const ATTR_MCP_TOOL_CALL_ACTION = 'mcp.tool.call.action';
+/** Why a failed call was not retried further: see `StopReason`. */
+export const ATTR_MCP_TOOL_CALL_STOP_REASON = 'mcp.tool.call.stop_reason';
+/** Span event recorded for every retry the policy schedules. */
+export const EVENT_MCP_TOOL_CALL_RETRY = 'mcp.tool.call.retry';
+
 /** Values of `mcp.tool.call.outcome`. */
 export const TOOL_CALL_OUTCOMES = Object.freeze([
   'success',

@@ -1,0 +1,178 @@
+import {
+  INVALID_SPAN_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  diag,
+  metrics,
+  trace,
+  type Attributes,
+  type Context,
+  type Counter,
+  type MeterProvider,
+  type Span,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_TOOL_CALL_ACTION,
+  ATTR_MCP_TOOL_CALL_ATTEMPT,
+  ATTR_MCP_TOOL_CALL_ATTEMPTS,
+  ATTR_MCP_TOOL_CALL_OUTCOME,
+  ATTR_MCP_TOOL_CALL_RETRY_DELAY_MS,
+  ATTR_MCP_TOOL_CALL_RETRY_DELAY_SOURCE,
+  ATTR_MCP_TOOL_CALL_RETRY_REASON,
+  ATTR_MCP_TOOL_CALL_STOP_REASON,
+  ATTR_MCP_TOOL_FAILURE_CLASS,
+  ATTR_MCP_TOOL_FAILURE_CODE,
+  ATTR_MCP_TOOL_FAILURE_CORRELATION_ID,
+  ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE,
+  ERROR_TYPE_VALUE_TOOL_ERROR,
+  EVENT_MCP_TOOL_CALL_RETRY,
+  METRIC_CODE_OTHER,
+  METRIC_MCP_TOOL_CALL_RETRIES,
+} from '../semconv.js';
+import { BASELINE_CODES, PACKAGE_CODES } from '../tool-failure/constants.js';
+import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
+
+const SCOPE = '@omcp/instrumentation-mcp';
+
+const KNOWN_CODES: ReadonlySet<string> = new Set([
+  ...Object.values(BASELINE_CODES).flat(),
+  ...Object.keys(PACKAGE_CODES),
+]);
+
+/** A failure code as a metric attribute: open codes collapse to `_OTHER` to bound cardinality. */
+export function metricCode(code: string): string {
+  return KNOWN_CODES.has(code) ? code : METRIC_CODE_OTHER;
+}
+
+/** What the telemetry of one logical call needs at its end. */
+export interface CallEnd {
+  outcome: ToolCallOutcome;
+  attempts: number;
+  decision: RetryDecision | undefined;
+  failure: FailureSummary | undefined;
+  error?: unknown;
+}
+
+/** Spans and metrics of the retry policy, all through `@opentelemetry/api`. */
+export class RetryTelemetry {
+  private readonly retries: Counter;
+
+  constructor(
+    private readonly tracerProvider: TracerProvider | undefined,
+    meterProvider: MeterProvider | undefined,
+  ) {
+    this.retries = (meterProvider ?? metrics.getMeterProvider())
+      .getMeter(SCOPE)
+      .createCounter(METRIC_MCP_TOOL_CALL_RETRIES, {
+        unit: '{retry}',
+        description: 'Retries of logical tool calls, recorded when the logical call ends.',
+      });
+  }
+
+  /** Starts the INTERNAL span `mcp.tool.call {tool}` covering every attempt of a logical call. */
+  startCall(toolName: string, parent: Context): Span {
+    try {
+      const tracer = (this.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+      return tracer.startSpan(
+        `mcp.tool.call ${toolName}`,
+        { kind: SpanKind.INTERNAL, attributes: { [ATTR_GEN_AI_TOOL_NAME]: toolName } },
+        parent,
+      );
+    } catch (error) {
+      diag.debug('@omcp/instrumentation-mcp retry: could not start a span', error);
+      return trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+    }
+  }
+
+  /** Records a span event for a scheduled retry. */
+  retryScheduled(span: Span, attempt: number, decision: RetryDecision & { action: 'retry' }): void {
+    guard(() => {
+      const attributes: Attributes = {
+        [ATTR_MCP_TOOL_CALL_ATTEMPT]: attempt,
+        [ATTR_MCP_TOOL_CALL_RETRY_DELAY_MS]: decision.delayMs,
+        [ATTR_MCP_TOOL_CALL_RETRY_REASON]: decision.reason,
+        [ATTR_MCP_TOOL_CALL_RETRY_DELAY_SOURCE]: decision.delaySource,
+        [ATTR_MCP_TOOL_FAILURE_CLASS]: decision.failure.class,
+        [ATTR_MCP_TOOL_FAILURE_CODE]: decision.failure.code,
+      };
+      if (decision.failure.retryNotBefore !== undefined)
+        attributes[ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE] = decision.failure.retryNotBefore;
+      span.addEvent(EVENT_MCP_TOOL_CALL_RETRY, attributes);
+    });
+  }
+
+  /** Sets the final attributes and status, ends the span and records the retry counter. */
+  endCall(span: Span, toolName: string, end: CallEnd): void {
+    guard(() => {
+      const { outcome, attempts, decision, failure, error } = end;
+      span.setAttribute(ATTR_MCP_TOOL_CALL_ATTEMPTS, attempts);
+      span.setAttribute(ATTR_MCP_TOOL_CALL_OUTCOME, outcome);
+      if (failure !== undefined) {
+        span.setAttribute(ATTR_MCP_TOOL_FAILURE_CLASS, failure.class);
+        span.setAttribute(ATTR_MCP_TOOL_FAILURE_CODE, failure.code);
+        if (failure.correlationId !== undefined)
+          span.setAttribute(ATTR_MCP_TOOL_FAILURE_CORRELATION_ID, failure.correlationId);
+      }
+      if (decision !== undefined && decision.action !== 'retry') {
+        span.setAttribute(ATTR_MCP_TOOL_CALL_ACTION, decision.action);
+        if (decision.action === 'stop')
+          span.setAttribute(ATTR_MCP_TOOL_CALL_STOP_REASON, decision.reason);
+      }
+      if (outcome !== 'success') {
+        let errorType = ERROR_TYPE_VALUE_TOOL_ERROR;
+        if (outcome === 'aborted') errorType = 'aborted';
+        else if (error !== undefined) errorType = errorTypeOf(error);
+        span.setAttribute(ATTR_ERROR_TYPE, errorType);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+        if (error instanceof Error && outcome === 'error') span.recordException(error);
+      }
+      const attributes: Attributes = {
+        [ATTR_GEN_AI_TOOL_NAME]: toolName,
+        [ATTR_MCP_TOOL_CALL_OUTCOME]: outcome,
+      };
+      if (failure !== undefined) {
+        attributes[ATTR_MCP_TOOL_FAILURE_CLASS] = failure.class;
+        attributes[ATTR_MCP_TOOL_FAILURE_CODE] = metricCode(failure.code);
+      }
+      this.retries.add(Math.max(0, attempts - 1), attributes);
+    });
+    guard(() => span.end());
+  }
+}
+
+function errorTypeOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code: unknown = (error as { code?: unknown }).code;
+    if (typeof code === 'number' || (typeof code === 'string' && code.length > 0))
+      return String(code);
+    return error.name || 'Error';
+  }
+  return '_OTHER';
+}
+
+/** Runs telemetry work; a failure there is reported to `diag`, never to the caller. */
+export function guard(fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    diag.debug('@omcp/instrumentation-mcp retry: telemetry failed', error);
+  }
+}
+
+/** Calls a user hook safely: a throw, or a rejected promise it returns, is reported and ignored. */
+export function safeHook<I>(hook: ((info: I) => void) | undefined, info: I): void {
+  if (hook === undefined) return;
+  try {
+    const returned: unknown = hook(Object.freeze(info));
+    if (returned instanceof Promise) {
+      returned.catch((error: unknown) =>
+        diag.warn('@omcp/instrumentation-mcp retry: hook rejected', error),
+      );
+    }
+  } catch (error) {
+    diag.warn('@omcp/instrumentation-mcp retry: hook threw', error);
+  }
+}

@@ -1,0 +1,425 @@
+import { context, trace, type Context, type Span } from '@opentelemetry/api';
+import { withAttempt } from '../attempt-context.js';
+import { classifyError } from '../tool-failure/classify.js';
+import { readToolFailure } from '../tool-failure/read.js';
+import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
+import { ToolAnnotationCache, annotationsOf, type ToolListPage } from './annotations.js';
+import { backoffDelay, resolveBackoff } from './backoff.js';
+import { createRetryBudget, guardedBudget } from './budget.js';
+import { DEFAULT_RETRY_LIMITS, decide, decideOn } from './decide.js';
+import { sleep, systemClock } from './sleep.js';
+import { RetryTelemetry, safeHook, type CallEnd } from './telemetry.js';
+import type {
+  BackoffOptions,
+  DecideContext,
+  FailureSummary,
+  RetryBudget,
+  RetryClock,
+  RetryDecision,
+  RetryLimits,
+  ToolCallReport,
+  ToolRetryAnnotations,
+  ToolRetryPolicy,
+} from './types.js';
+
+/**
+ * The client shape `withToolRetry` wraps. `Client` of `@modelcontextprotocol/sdk` 1.x
+ * (`callTool(params, resultSchema?, options?)`) and of `@modelcontextprotocol/client` 2.x
+ * (`callTool(params, options?)`) both fit; the arguments are passed through unchanged.
+ */
+export interface RetryableClient {
+  callTool(params: { name: string }, ...rest: never[]): Promise<unknown>;
+  listTools?(params?: { cursor?: string }, ...rest: never[]): Promise<unknown>;
+}
+
+/** The wrapped client: the original client, with `callTool` following the retry rules. */
+export type ToolRetryClient<C extends RetryableClient> = C & {
+  /**
+   * Like `callTool`, but resolves to the full report of the logical call: the last
+   * result unchanged, the parsed failure, the decision, the outcome and the attempt count.
+   */
+  callToolWithRetry(
+    ...args: Parameters<C['callTool']>
+  ): Promise<ToolCallReport<Awaited<ReturnType<C['callTool']>>>>;
+};
+
+const REPORTS = new WeakMap<object, ToolCallReport<unknown>>();
+
+/**
+ * The report of the logical call that returned `result` through a wrapped `callTool`,
+ * kept beside the result (never written into it), or `undefined` for any other object.
+ */
+export function toolCallReportOf<R extends object>(result: R): ToolCallReport<R> | undefined {
+  return REPORTS.get(result) as ToolCallReport<R> | undefined;
+}
+
+/**
+ * Wraps an MCP client so that `callTool` dispatches tool failures on their class:
+ * capability and governance failures are returned at once, reliability failures are
+ * retried only when `retryable` is true and the tool declares `idempotentHint: true`,
+ * never before `retryNotBefore`, within `maxAttempts`, `maxElapsedMs` and a shared retry
+ * budget. `callTool` still resolves to the last `CallToolResult`, unchanged (its report is
+ * available through `toolCallReportOf(result)`); `callToolWithRetry` resolves to the report.
+ * Errors thrown by `callTool` are rethrown, and only retried when `retryOnThrow` is set.
+ * An abort (the `signal` of the call options) rejects with the signal's reason at once.
+ *
+ * The client is not modified: the returned object is a proxy that forwards everything else.
+ */
+export function withToolRetry<C extends RetryableClient>(
+  client: C,
+  policy: ToolRetryPolicy = {},
+): ToolRetryClient<C> {
+  const engine = new ToolRetryEngine(client, policy);
+  const overrides = new Map<PropertyKey, unknown>([
+    ['callTool', (...args: unknown[]) => engine.run(args).then((report) => report.result)],
+    ['callToolWithRetry', (...args: unknown[]) => engine.run(args)],
+  ]);
+  if (typeof client.listTools === 'function')
+    overrides.set('listTools', (...args: unknown[]) => engine.listTools(args));
+  const bound = new Map<PropertyKey, { original: unknown; bound: unknown }>();
+  return new Proxy(client, {
+    get(target, prop) {
+      if (overrides.has(prop)) return overrides.get(prop);
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      // Bound to the real client, so methods touching private (#) fields keep working.
+      const cached = bound.get(prop);
+      if (cached?.original === value) return cached.bound;
+      const fn = (value as (...a: unknown[]) => unknown).bind(target);
+      bound.set(prop, { original: value, bound: fn });
+      return fn;
+    },
+    has(target, prop) {
+      return overrides.has(prop) || Reflect.has(target, prop);
+    },
+  }) as ToolRetryClient<C>;
+}
+
+/** One wrapped client's retry machinery. */
+class ToolRetryEngine {
+  private readonly limits: RetryLimits;
+  private readonly backoff: BackoffOptions;
+  private readonly budget: RetryBudget | undefined;
+  private readonly clock: RetryClock;
+  private readonly random: () => number;
+  private readonly telemetry: RetryTelemetry;
+  private readonly cache: ToolAnnotationCache;
+
+  constructor(
+    private readonly client: RetryableClient,
+    private readonly policy: ToolRetryPolicy,
+  ) {
+    this.limits = resolveLimits(policy);
+    this.backoff = resolveBackoff(policy.backoff);
+    this.budget =
+      policy.retryBudget === false
+        ? undefined
+        : policy.retryBudget === undefined
+          ? createRetryBudget()
+          : guardedBudget(policy.retryBudget);
+    this.clock = policy.clock ?? systemClock;
+    this.random = policy.random ?? Math.random;
+    this.telemetry = new RetryTelemetry(policy.tracerProvider, policy.meterProvider);
+    this.cache = new ToolAnnotationCache((cursor) => this.listPage(cursor));
+  }
+
+  async listTools(args: readonly unknown[]): Promise<unknown> {
+    const page: unknown = await Reflect.apply(
+      this.client.listTools as () => unknown,
+      this.client,
+      args,
+    );
+    this.cache.remember(page);
+    return page;
+  }
+
+  /** Runs one logical call: every attempt, the waits between them, and the telemetry. */
+  async run(args: readonly unknown[]): Promise<ToolCallReport<unknown>> {
+    const toolName = toolNameOf(args[0]);
+    if (toolName === undefined) {
+      // Not a call this policy understands: the client reports the problem as it does today.
+      return passThroughReport(await this.callOnce(args));
+    }
+    const signal = signalOf(args);
+    const parent = context.active();
+    const span = this.telemetry.startCall(toolName, parent);
+    const callCtx = trace.setSpan(parent, span);
+    const start = this.clock.now();
+    let attempt = 0;
+    let previousBackoff: number | undefined;
+    let decision: RetryDecision | undefined;
+    let failure: ToolFailure | undefined;
+    let end: CallEnd | undefined;
+    try {
+      for (;;) {
+        attempt += 1;
+        decision = undefined;
+        failure = undefined;
+        let result: unknown;
+        try {
+          result = await context.with(withAttempt(callCtx, attempt), () => this.callOnce(args));
+        } catch (error) {
+          if (signal?.aborted === true) throw error;
+          const thrown = this.summarizeThrown(error);
+          // Like gRPC, only server-side trouble costs budget, not e.g. invalid params.
+          if (thrown.class === 'reliability') this.budget?.recordFailure();
+          const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
+          decision = this.retriesThrown(error)
+            ? await this.decideThrown(thrown, toolName, callCtx, attempt, start, backoffMs)
+            : undefined;
+          if (decision?.action !== 'retry') {
+            const outcome =
+              decision?.action === 'stop' && decision.outcome !== 'failure'
+                ? decision.outcome
+                : 'error';
+            end = { outcome, attempts: attempt, decision, failure: decision?.failure, error };
+            throw error;
+          }
+          previousBackoff = backoffMs;
+          await this.wait(span, toolName, attempt, decision, signal, error);
+          continue;
+        }
+
+        if (!isErrorResult(result)) {
+          this.budget?.recordSuccess();
+          end = { outcome: 'success', attempts: attempt, decision: undefined, failure: undefined };
+          return this.report(result, end, ABSENT, start);
+        }
+        const reading = readToolFailure(result);
+        failure = reading.status === 'valid' ? reading.failure : undefined;
+        if (failure?.class === 'reliability') this.budget?.recordFailure();
+        const annotations =
+          failure?.class === 'reliability' && failure.retryable === true
+            ? await this.annotationsFor(toolName, callCtx)
+            : undefined;
+        const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
+        decision = decide(reading, this.decideContext(attempt, start, annotations, backoffMs));
+        if (decision.action !== 'retry') {
+          end = {
+            outcome: decision.action === 'stop' ? decision.outcome : 'failure',
+            attempts: attempt,
+            decision,
+            failure: decision.failure,
+          };
+          return this.report(result, end, reading, start);
+        }
+        previousBackoff = backoffMs;
+        await this.wait(span, toolName, attempt, decision, signal);
+      }
+    } catch (error) {
+      end ??= {
+        outcome: signal?.aborted === true ? 'aborted' : 'error',
+        attempts: attempt,
+        decision,
+        failure: decision?.failure,
+        error,
+      };
+      throw error;
+    } finally {
+      if (end !== undefined) {
+        this.telemetry.endCall(span, toolName, end);
+        if (end.outcome !== 'success') {
+          safeHook(this.policy.onGiveUp, {
+            toolName,
+            attempts: end.attempts,
+            outcome: end.outcome,
+            ...(end.decision === undefined ? {} : { decision: end.decision }),
+            ...(failure === undefined ? {} : { failure }),
+            ...('error' in end ? { error: end.error } : {}),
+          });
+        }
+      }
+    }
+  }
+
+  private callOnce(args: readonly unknown[]): Promise<unknown> {
+    return Reflect.apply(
+      this.client.callTool as (...a: unknown[]) => Promise<unknown>,
+      this.client,
+      [...args],
+    );
+  }
+
+  private async wait(
+    span: Span,
+    toolName: string,
+    attempt: number,
+    decision: RetryDecision & { action: 'retry' },
+    signal: AbortSignal | undefined,
+    error?: unknown,
+  ): Promise<void> {
+    this.telemetry.retryScheduled(span, attempt, decision);
+    safeHook(this.policy.onRetry, {
+      toolName,
+      attempt,
+      delayMs: decision.delayMs,
+      reason: decision.reason,
+      delaySource: decision.delaySource,
+      failure: decision.failure,
+      ...(error === undefined ? {} : { error }),
+    });
+    await sleep(decision.delayMs, signal, this.clock);
+    // A timer may fire a little early against the wall clock; the next attempt never does.
+    const notBefore = decision.failure.retryNotBefore;
+    while (notBefore !== undefined && this.clock.now() < notBefore) {
+      await sleep(notBefore - this.clock.now(), signal, this.clock);
+    }
+  }
+
+  private retriesThrown(error: unknown): boolean {
+    const opt = this.policy.retryOnThrow;
+    if (typeof opt !== 'function') return opt === true;
+    try {
+      return opt(error) === true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A thrown error as a failure summary, by the package's one error classifier. */
+  private summarizeThrown(error: unknown): FailureSummary {
+    const classification = classifyError(error, {
+      ...(this.policy.classifier === undefined ? {} : { classifier: this.policy.classifier }),
+      now: () => this.clock.now(),
+    });
+    const summary: FailureSummary = { class: classification.class, code: classification.code };
+    if (classification.retryable !== undefined) summary.retryable = classification.retryable;
+    if (classification.retryNotBefore !== undefined)
+      summary.retryNotBefore = classification.retryNotBefore;
+    return summary;
+  }
+
+  private async decideThrown(
+    summary: FailureSummary,
+    toolName: string,
+    callCtx: Context,
+    attempt: number,
+    start: number,
+    backoffMs: number,
+  ): Promise<RetryDecision> {
+    const annotations =
+      summary.class === 'reliability' && summary.retryable === true
+        ? await this.annotationsFor(toolName, callCtx)
+        : undefined;
+    return decideOn(
+      summary,
+      this.decideContext(attempt, start, annotations, backoffMs),
+      'retryable_error',
+    );
+  }
+
+  private decideContext(
+    attempt: number,
+    start: number,
+    annotations: ToolRetryAnnotations | undefined,
+    backoffMs: number,
+  ): DecideContext {
+    const now = this.clock.now();
+    return {
+      attempt,
+      annotations,
+      now,
+      elapsedMs: Math.max(0, now - start),
+      limits: this.limits,
+      backoffMs,
+      retryBudgetAllows: this.budget === undefined ? true : this.budget.canRetry(),
+    };
+  }
+
+  private async annotationsFor(
+    toolName: string,
+    callCtx: Context,
+  ): Promise<ToolRetryAnnotations | undefined> {
+    try {
+      const provider = this.policy.getToolAnnotations;
+      if (provider !== undefined) return annotationsOf(await provider(toolName));
+      return await context.with(callCtx, () => this.cache.get(toolName));
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async listPage(cursor: string | undefined): Promise<ToolListPage> {
+    if (typeof this.client.listTools !== 'function') return { tools: [] };
+    const page: unknown = await Reflect.apply(
+      this.client.listTools as (...a: unknown[]) => Promise<unknown>,
+      this.client,
+      cursor === undefined ? [] : [{ cursor }],
+    );
+    return page as ToolListPage;
+  }
+
+  private report(
+    result: unknown,
+    end: CallEnd,
+    reading: ToolFailureReading,
+    start: number,
+  ): ToolCallReport<unknown> {
+    const report: ToolCallReport<unknown> = Object.freeze({
+      result,
+      outcome: end.outcome as ToolCallReport<unknown>['outcome'],
+      attempts: end.attempts,
+      reading,
+      failure: reading.status === 'valid' ? reading.failure : undefined,
+      decision: end.decision,
+      elapsedMs: Math.max(0, this.clock.now() - start),
+    });
+    if (typeof result === 'object' && result !== null) REPORTS.set(result, report);
+    return report;
+  }
+}
+
+const ABSENT: ToolFailureReading = Object.freeze({ status: 'absent', problems: [] });
+
+function passThroughReport(result: unknown): ToolCallReport<unknown> {
+  const reading = isErrorResult(result) ? readToolFailure(result) : ABSENT;
+  return Object.freeze({
+    result,
+    outcome: isErrorResult(result) ? 'failure' : 'success',
+    attempts: 1,
+    reading,
+    failure: reading.status === 'valid' ? reading.failure : undefined,
+    decision: undefined,
+    elapsedMs: 0,
+  });
+}
+
+function resolveLimits(policy: ToolRetryPolicy): RetryLimits {
+  const maxAttempts = policy.maxAttempts ?? DEFAULT_RETRY_LIMITS.maxAttempts;
+  const maxElapsedMs = policy.maxElapsedMs ?? DEFAULT_RETRY_LIMITS.maxElapsedMs;
+  if (!(Number.isInteger(maxAttempts) && maxAttempts >= 1))
+    throw new RangeError('maxAttempts must be an integer >= 1');
+  if (!(Number.isFinite(maxElapsedMs) && maxElapsedMs >= 0))
+    throw new RangeError('maxElapsedMs must be a finite number >= 0');
+  return { maxAttempts, maxElapsedMs };
+}
+
+function toolNameOf(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null) return undefined;
+  const name: unknown = (params as { name?: unknown }).name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** The `signal` of whichever argument carries request options (2nd in SDK 2.x, 3rd in 1.x). */
+function signalOf(args: readonly unknown[]): AbortSignal | undefined {
+  for (const arg of args.slice(1)) {
+    if (typeof arg !== 'object' || arg === null) continue;
+    const signal: unknown = (arg as { signal?: unknown }).signal;
+    if (
+      typeof signal === 'object' &&
+      signal !== null &&
+      typeof (signal as AbortSignal).aborted === 'boolean' &&
+      typeof (signal as AbortSignal).addEventListener === 'function'
+    )
+      return signal as AbortSignal;
+  }
+  return undefined;
+}
+
+function isErrorResult(result: unknown): boolean {
+  return (
+    typeof result === 'object' &&
+    result !== null &&
+    (result as { isError?: unknown }).isError === true
+  );
+}

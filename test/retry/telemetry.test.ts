@@ -1,0 +1,237 @@
+import { SpanKind, context, trace } from '@opentelemetry/api';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import type { DataPoint } from '@opentelemetry/sdk-metrics';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { attemptOf } from '../../src/attempt-context.js';
+import {
+  ATTR_MCP_TOOL_CALL_ATTEMPT,
+  EVENT_MCP_TOOL_CALL_RETRY,
+  METRIC_MCP_TOOL_CALL_RETRIES,
+} from '../../src/semconv.js';
+import { withToolRetry } from '../../src/index.js';
+import { setupTracing } from '../helpers/otel.js';
+import { drive, useFakeTime } from './fake-time.js';
+import { fail, failTimes, transient, v1Pair } from './mcp-v1-pair.js';
+
+const { exporter } = setupTracing();
+
+class TestReader extends MetricReader {
+  protected override async onShutdown(): Promise<void> {}
+  protected override async onForceFlush(): Promise<void> {}
+}
+
+/** Stands in for the client instrumentation: a `tools/call` span tagged with the attempt. */
+function instrumentLikeTheClientPatch(client: {
+  callTool: (...a: never[]) => Promise<unknown>;
+}): void {
+  const original = client.callTool.bind(client) as (...a: unknown[]) => Promise<unknown>;
+  const tracer = trace.getTracer('fake-client-instrumentation');
+  Object.defineProperty(client, 'callTool', {
+    configurable: true,
+    value: (...args: unknown[]) => {
+      const name = (args[0] as { name: string }).name;
+      const attempt = attemptOf(context.active());
+      return tracer.startActiveSpan(
+        `tools/call ${name}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: attempt === undefined ? {} : { [ATTR_MCP_TOOL_CALL_ATTEMPT]: attempt },
+        },
+        (span) => original(...args).finally(() => span.end()),
+      );
+    },
+  });
+}
+
+async function retriesPoints(reader: MetricReader): Promise<DataPoint<number>[]> {
+  const { resourceMetrics } = await reader.collect();
+  return resourceMetrics.scopeMetrics
+    .flatMap((s) => s.metrics)
+    .filter((m) => m.descriptor.name === METRIC_MCP_TOOL_CALL_RETRIES)
+    .flatMap((m) => m.dataPoints as DataPoint<number>[]);
+}
+
+describe('retry telemetry', () => {
+  let reader: TestReader;
+  let meterProvider: MeterProvider;
+  beforeEach(() => {
+    exporter.reset();
+    reader = new TestReader();
+    meterProvider = new MeterProvider({ readers: [reader] });
+    useFakeTime();
+  });
+  afterEach(async () => {
+    vi.useRealTimers();
+    await meterProvider.shutdown();
+  });
+
+  it('one INTERNAL span covers all attempts; each attempt runs in its context with its number', async () => {
+    const pair = await v1Pair({
+      flaky: {
+        annotations: { idempotentHint: true },
+        script: failTimes(2, () => transient({ code: 'vendor_busy', correlationId: 'corr-9' })),
+      },
+    });
+    instrumentLikeTheClientPatch(pair.client);
+    const client = withToolRetry(pair.client, {
+      random: () => 0.5,
+      retryBudget: false,
+      meterProvider,
+    });
+    await drive(client.callToolWithRetry({ name: 'flaky', arguments: {} }));
+
+    const spans = exporter.getFinishedSpans();
+    const logical = spans.find((s) => s.name === 'mcp.tool.call flaky');
+    expect(logical).toBeDefined();
+    expect(logical?.kind).toBe(SpanKind.INTERNAL);
+    expect(logical?.attributes).toMatchObject({
+      'gen_ai.tool.name': 'flaky',
+      'mcp.tool.call.attempts': 3,
+      'mcp.tool.call.outcome': 'success',
+    });
+    expect(logical?.attributes).not.toHaveProperty('mcp.tool.failure.class');
+    expect(logical?.status.code).toBe(0);
+
+    const attempts = spans.filter((s) => s.name === 'tools/call flaky');
+    expect(attempts.map((s) => s.attributes[ATTR_MCP_TOOL_CALL_ATTEMPT])).toEqual([1, 2, 3]);
+    for (const a of attempts) {
+      expect(a.parentSpanContext?.spanId).toBe(logical?.spanContext().spanId);
+      expect(a.spanContext().traceId).toBe(logical?.spanContext().traceId);
+    }
+
+    const events = logical?.events.filter((e) => e.name === EVENT_MCP_TOOL_CALL_RETRY) ?? [];
+    expect(events.map((e) => e.attributes)).toEqual([
+      {
+        'mcp.tool.call.attempt': 1,
+        'mcp.tool.call.retry.delay_ms': 125,
+        'mcp.tool.call.retry.reason': 'retryable_failure',
+        'mcp.tool.call.retry.delay_source': 'backoff',
+        'mcp.tool.failure.class': 'reliability',
+        'mcp.tool.failure.code': 'vendor_busy',
+      },
+      {
+        'mcp.tool.call.attempt': 2,
+        'mcp.tool.call.retry.delay_ms': 250,
+        'mcp.tool.call.retry.reason': 'retryable_failure',
+        'mcp.tool.call.retry.delay_source': 'backoff',
+        'mcp.tool.failure.class': 'reliability',
+        'mcp.tool.failure.code': 'vendor_busy',
+      },
+    ]);
+
+    const points = await retriesPoints(reader);
+    expect(points).toHaveLength(1);
+    expect(points[0]?.value).toBe(2);
+    expect(points[0]?.attributes).toEqual({
+      'gen_ai.tool.name': 'flaky',
+      'mcp.tool.call.outcome': 'success',
+    });
+    await pair.close();
+  });
+
+  it('a failed call carries the final failure, the action and an error status', async () => {
+    const pair = await v1Pair({
+      down: {
+        annotations: { idempotentHint: true },
+        script: () => fail(transient({ code: 'vendor_busy', correlationId: 'corr-7' })),
+      },
+      denied: {
+        script: () => fail({ class: 'governance', code: 'auth_required', correlationId: 'corr-8' }),
+      },
+    });
+    const client = withToolRetry(pair.client, {
+      maxAttempts: 2,
+      random: () => 0,
+      retryBudget: false,
+      meterProvider,
+    });
+    await drive(client.callToolWithRetry({ name: 'down' }));
+    await client.callToolWithRetry({ name: 'denied' });
+
+    const down = exporter.getFinishedSpans().find((s) => s.name === 'mcp.tool.call down');
+    expect(down?.attributes).toMatchObject({
+      'mcp.tool.call.attempts': 2,
+      'mcp.tool.call.outcome': 'retries_exhausted',
+      'mcp.tool.failure.class': 'reliability',
+      'mcp.tool.failure.code': 'vendor_busy',
+      'mcp.tool.failure.correlation_id': 'corr-7',
+      'mcp.tool.call.action': 'stop',
+      'mcp.tool.call.stop_reason': 'attempts_exhausted',
+      'error.type': 'tool_error',
+    });
+    expect(down?.status.code).toBe(2);
+    const denied = exporter.getFinishedSpans().find((s) => s.name === 'mcp.tool.call denied');
+    expect(denied?.attributes).toMatchObject({
+      'mcp.tool.call.attempts': 1,
+      'mcp.tool.call.outcome': 'failure',
+      'mcp.tool.failure.class': 'governance',
+      'mcp.tool.failure.code': 'auth_required',
+      'mcp.tool.failure.correlation_id': 'corr-8',
+      'mcp.tool.call.action': 'out_of_band',
+    });
+    expect(denied?.events).toEqual([]);
+
+    const points = await retriesPoints(reader);
+    const byTool = Object.fromEntries(
+      points.map((p) => [String(p.attributes['gen_ai.tool.name']), p]),
+    );
+    // An open code is `_OTHER` on the metric (bounded cardinality); baseline codes are kept.
+    expect(byTool.down?.attributes).toEqual({
+      'gen_ai.tool.name': 'down',
+      'mcp.tool.call.outcome': 'retries_exhausted',
+      'mcp.tool.failure.class': 'reliability',
+      'mcp.tool.failure.code': '_OTHER',
+    });
+    expect(byTool.down?.value).toBe(1);
+    expect(byTool.denied?.attributes).toMatchObject({ 'mcp.tool.failure.code': 'auth_required' });
+    expect(byTool.denied?.value).toBe(0);
+    await pair.close();
+  });
+
+  it('a thrown error ends the span with outcome error and the error recorded', async () => {
+    const pair = await v1Pair({
+      hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
+    });
+    const client = withToolRetry(pair.client, { meterProvider });
+    await expect(
+      drive(client.callTool({ name: 'hang' }, undefined, { timeout: 100 })),
+    ).rejects.toMatchObject({ code: -32001 });
+    const span = exporter.getFinishedSpans().find((s) => s.name === 'mcp.tool.call hang');
+    expect(span?.attributes).toMatchObject({
+      'mcp.tool.call.attempts': 1,
+      'mcp.tool.call.outcome': 'error',
+      'error.type': '-32001',
+    });
+    expect(span?.status.code).toBe(2);
+    expect(span?.events.map((e) => e.name)).toEqual(['exception']);
+    await pair.close();
+  });
+
+  it('records budget_exhausted and aborted outcomes', async () => {
+    const pair = await v1Pair({
+      later: {
+        annotations: { idempotentHint: true },
+        script: () => fail(transient({ retryNotBefore: Date.now() + 60_000 })),
+      },
+    });
+    const client = withToolRetry(pair.client, { maxElapsedMs: 10_000, meterProvider });
+    await client.callToolWithRetry({ name: 'later' });
+    const patient = withToolRetry(pair.client, { maxElapsedMs: 120_000, meterProvider });
+    const controller = new AbortController();
+    const pending = patient.callTool({ name: 'later' }, undefined, { signal: controller.signal });
+    pending.catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(1);
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+
+    const outcomes = exporter
+      .getFinishedSpans()
+      .filter((s) => s.name === 'mcp.tool.call later')
+      .map((s) => [s.attributes['mcp.tool.call.outcome'], s.attributes['error.type']]);
+    expect(outcomes).toEqual([
+      ['budget_exhausted', 'tool_error'],
+      ['aborted', 'aborted'],
+    ]);
+    await pair.close();
+  });
+});
