@@ -11,7 +11,6 @@ export {
 } from './backoff.js';
 export { sleep, systemClock } from './sleep.js';
 export { createRetryBudget } from './budget.js';
-export { metricCode } from './telemetry.js';
 export type { RetryableClient, ToolRetryClient } from './with-tool-retry.js';
 export type { TokenBucketRetryBudget } from './budget.js';
 export type {

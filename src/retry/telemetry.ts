@@ -29,23 +29,14 @@ import {
   ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE,
   ERROR_TYPE_VALUE_TOOL_ERROR,
   EVENT_MCP_TOOL_CALL_RETRY,
-  METRIC_CODE_OTHER,
   METRIC_MCP_TOOL_CALL_RETRIES,
 } from '../semconv.js';
-import { BASELINE_CODES, PACKAGE_CODES } from '../tool-failure/constants.js';
+import { metricCode } from '../core/metrics.js';
 import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
 
 const SCOPE = '@omcp/instrumentation-mcp';
 
-const KNOWN_CODES: ReadonlySet<string> = new Set([
-  ...Object.values(BASELINE_CODES).flat(),
-  ...Object.keys(PACKAGE_CODES),
-]);
-
-/** A failure code as a metric attribute: open codes collapse to `_OTHER` to bound cardinality. */
-export function metricCode(code: string): string {
-  return KNOWN_CODES.has(code) ? code : METRIC_CODE_OTHER;
-}
+const NO_ALLOW_LIST: ReadonlySet<string> = new Set();
 
 /** What the telemetry of one logical call needs at its end. */
 export interface CallEnd {
@@ -135,7 +126,7 @@ export class RetryTelemetry {
       };
       if (failure !== undefined) {
         attributes[ATTR_MCP_TOOL_FAILURE_CLASS] = failure.class;
-        attributes[ATTR_MCP_TOOL_FAILURE_CODE] = metricCode(failure.code);
+        attributes[ATTR_MCP_TOOL_FAILURE_CODE] = metricCode(failure.code, NO_ALLOW_LIST);
       }
       this.retries.add(Math.max(0, attempts - 1), attributes);
     });

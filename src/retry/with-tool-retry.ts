@@ -3,6 +3,7 @@ import { withAttempt } from '../attempt-context.js';
 import { classifyError } from '../tool-failure/classify.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
+import { getToolAnnotations, hasListedTool } from '../core/tool-annotations.js';
 import { ToolAnnotationCache, annotationsOf, type ToolListPage } from './annotations.js';
 import { backoffDelay, resolveBackoff } from './backoff.js';
 import { createRetryBudget, guardedBudget } from './budget.js';
@@ -333,6 +334,9 @@ class ToolRetryEngine {
     try {
       const provider = this.policy.getToolAnnotations;
       if (provider !== undefined) return annotationsOf(await provider(toolName));
+      // What the instrumentation saw this client list (any page, whoever asked) comes first.
+      if (hasListedTool(this.client, toolName))
+        return annotationsOf(getToolAnnotations(this.client, toolName));
       return await context.with(callCtx, () => this.cache.get(toolName));
     } catch {
       return undefined;

@@ -8,7 +8,7 @@ import { fail, failTimes, transient, v1Pair } from '../retry/mcp-v1-pair.js';
 /**
  * One test per normative client statement of the tool-failure proposal (section "Client
  * behavior", the `ToolFailure` doc comments and "Security Implications"). The rows of
- * docs/conformance-client.md are checked against this table by the last test.
+ * docs/conformance.md (section "Client behaviour") are checked against this table by the last test.
  */
 const ROWS = {
   'TF-CLIENT-UNAWARE-UNCHANGED': {
@@ -312,16 +312,23 @@ it(title('TF-CLIENT-MALFORMED-NOT-RETRIED'), async () => {
   await pair.close();
 });
 
-it('docs/conformance-client.md lists exactly these rows', () => {
-  const doc = readFileSync(new URL('../../docs/conformance-client.md', import.meta.url), 'utf8');
+it('docs/conformance.md lists exactly these client rows', () => {
+  const doc = readFileSync(new URL('../../docs/conformance.md', import.meta.url), 'utf8');
   // The same row shape as docs/conformance.md, which test/conformance/traceability.test.ts parses.
   const rows = doc
     .split('\n')
     .map((line) =>
-      /^\|\s*(.+?)\s*\|\s*`([A-Z][A-Z-]+)`\s*\|\s*`([^`]+)`\s*›\s*(.+?)\s*\|\s*$/.exec(line),
+      /^\|\s*(.+?)\s*\|\s*[A-Z (),a-z]+\s*\|\s*`(TF-CLIENT-[A-Z-]+)`\s*\|\s*`([^`]+)`\s*›\s*(.+?)\s*\|\s*$/.exec(
+        line,
+      ),
     )
     .filter((m) => m !== null)
-    .map((m) => [m[1], m[2], m[3], m[4]]);
+    .map((m) => [
+      m[1]?.replace('(Robustness, this package) ', '(Package rule) '),
+      m[2],
+      m[3],
+      m[4],
+    ]);
   const expected = Object.entries(ROWS).map(([id, row]) => [
     row.statement,
     id,
