@@ -326,7 +326,16 @@ const overview: Array<Panel | RowPanel> = [
       alertInstanceLabelFilter: '',
       datasource: 'Prometheus',
       showInstances: true,
-      stateFilter: { firing: true, pending: true, noData: false, normal: false, error: true },
+      // The classic alert list filters data source-managed rules by data source *name*.
+      showInactiveAlerts: false,
+      stateFilter: {
+        firing: true,
+        pending: true,
+        recovering: true,
+        noData: false,
+        normal: false,
+        error: true,
+      },
     },
   },
 ];
