@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+/** A path inside the repository. */
+export function repoPath(...parts: string[]): string {
+  return join(ROOT, ...parts);
+}
+
+/** A fresh temporary directory. */
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `${prefix}-`));
+}
+
+/** What a finished child process printed, and how it exited. */
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a program and resolves with its exit code and output. A program that is not installed
+ * rejects: tests that need promtool or prometheus fail in CI instead of skipping.
+ */
+export function run(
+  file: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      file,
+      args,
+      {
+        cwd: options.cwd ?? ROOT,
+        env: options.env ?? process.env,
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        if (error !== null && typeof error.code === 'string') {
+          const hint =
+            error.code === 'ENOENT'
+              ? ` (not installed? the Debian package "prometheus" provides it)`
+              : '';
+          reject(new Error(`cannot run ${file}: ${error.code}${hint}`));
+          return;
+        }
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolvePromise({ code, stdout, stderr });
+      },
+    );
+  });
+}
