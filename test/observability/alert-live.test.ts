@@ -1,7 +1,8 @@
 /**
  * End to end without Docker: a real Prometheus (the Debian `prometheus` binary) on 127.0.0.1
- * scrapes the real @opentelemetry/exporter-prometheus of a stand-in app while it records
- * failures, and evaluates a fast variant of the production reliability alert until it fires.
+ * scrapes a real MCP app instrumented by this package with zero code (`--import .../register`,
+ * `OTEL_METRICS_EXPORTER=prometheus`) while its client makes a tool fail, and evaluates a fast
+ * variant of the production reliability alert until it fires.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,6 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { startFailingApp, type FailingApp } from './fixtures/failing-app.js';
 import { repoPath, tempDir } from './helpers.js';
 
 const ALERT = 'McpToolReliabilityFailureRatioHigh';
@@ -58,15 +58,62 @@ async function getJson<T>(url: string): Promise<T | undefined> {
   }
 }
 
+interface App {
+  target: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the instrumented MCP app with its Prometheus endpoint on 127.0.0.1. */
+async function startInstrumentedApp(): Promise<App> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/failing-load-app.mjs'],
+    {
+      cwd: repoPath('.'),
+      env: {
+        ...process.env,
+        OTEL_SERVICE_NAME: 'forecast-server',
+        OTEL_METRICS_EXPORTER: 'prometheus',
+        OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+        OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
+        OTEL_TRACES_EXPORTER: 'none',
+        OTEL_LOGS_EXPORTER: 'none',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let log = '';
+  child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`app did not start: ${log}`)), 15_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      if (d.toString().includes('ready')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`app exited (${code}): ${log}`)));
+  });
+  return {
+    target: `127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 describe('reliability alert against a real Prometheus', () => {
-  let app: FailingApp;
+  let app: App;
   let prometheus: ChildProcess | undefined;
   let base = '';
   let output = '';
-  let traffic: NodeJS.Timeout | undefined;
 
   beforeAll(async () => {
-    app = await startFailingApp();
+    app = await startInstrumentedApp();
     const dir = tempDir('prometheus-live');
     writeFileSync(
       join(dir, 'rules.yml'),
@@ -102,20 +149,9 @@ describe('reliability alert against a real Prometheus', () => {
       );
       child.once('spawn', () => resolve());
     });
-
-    // 20 calls/s on "forecast", half of them reliability failures; "search" always succeeds.
-    let n = 0;
-    traffic = setInterval(() => {
-      n++;
-      if (n % 2 === 0)
-        app.recordServerToolFailure('forecast', 'reliability', 'upstream_unavailable');
-      else app.recordServerToolSuccess('forecast');
-      app.recordServerToolSuccess('search');
-    }, 50);
   });
 
   afterAll(async () => {
-    clearInterval(traffic);
     const child = prometheus;
     if (child?.pid !== undefined && child.exitCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -154,7 +190,7 @@ describe('reliability alert against a real Prometheus', () => {
     expect(failures?.data.result[0]?.metric).toMatchObject({
       gen_ai_tool_name: 'forecast',
       mcp_tool_failure_class: 'reliability',
-      mcp_tool_failure_code: 'upstream_unavailable',
+      mcp_tool_failure_code: 'retryable_transient_error',
       error_type: 'tool_error',
     });
     const buckets = await getJson<Query>(
