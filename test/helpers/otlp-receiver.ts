@@ -22,6 +22,8 @@ interface OtlpKeyValue {
 export interface OtlpReceiver {
   url: string;
   spans: ReceivedSpan[];
+  /** The raw JSON bodies POSTed to /v1/traces, as the exporter sent them. */
+  traceBodies: string[];
   logs: Array<{ body: unknown; traceId: string | undefined; attributes: Record<string, unknown> }>;
   metricsRequests: number;
   /** Resolves when `predicate` holds for the received spans, or rejects after `timeoutMs`. */
@@ -51,6 +53,7 @@ function attrs(list: OtlpKeyValue[] | undefined): Record<string, unknown> {
 /** Starts the receiver; stop it with `close()`. */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const traceBodies: string[] = [];
   const logs: OtlpReceiver['logs'] = [];
   let metricsRequests = 0;
   const server: Server = createServer((req, res) => {
@@ -58,8 +61,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const body = JSON.parse(raw) as Record<string, unknown>;
         if (req.url === '/v1/traces') {
+          traceBodies.push(raw);
           for (const rs of (body.resourceSpans as Array<Record<string, unknown>>) ?? []) {
             const resource = attrs(
               (rs.resource as { attributes?: OtlpKeyValue[] } | undefined)?.attributes,
@@ -110,6 +115,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     spans,
+    traceBodies,
     logs,
     get metricsRequests() {
       return metricsRequests;
