@@ -1,0 +1,120 @@
+// The instrumentation variants. Each benchmark process installs exactly one of them, since
+// prototype patches are global to a process.
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
+import * as v1Protocol from '@modelcontextprotocol/sdk/shared/protocol.js';
+import * as v1Mcp from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpInstrumentation } from '../../dist/esm/index.js';
+
+export const VARIANTS = ['baseline', 'floor', 'omcp', 'autotel', 'traceloop'];
+
+/** What each variant is expected to produce per tool call. */
+export const EXPECTED = {
+  baseline: 'none',
+  floor: 'client+server',
+  omcp: 'client+server',
+  autotel: 'client+server',
+  traceloop: 'client+server',
+};
+
+let peers;
+async function peer() {
+  peers ??= await import('../peers/load.mjs');
+  return peers;
+}
+
+/**
+ * Installs process-wide parts of a variant (prototype patches) and returns how to wrap a
+ * client and a server of that variant.
+ */
+export async function installVariant(name) {
+  switch (name) {
+    case 'baseline':
+      return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb };
+    case 'floor':
+      return floor();
+    case 'omcp': {
+      // Auto mode: the same prototype patches the module hooks apply, on the SDK loaded here.
+      const instrumentation = new McpInstrumentation();
+      instrumentation._patchLoaded({ v1Protocol, v1Mcp });
+      return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb, instrumentation };
+    }
+    case 'autotel': {
+      // autotel's docs call init() first; it would start its own NodeSDK and exporters, so the
+      // shared SDK registered in otel.mjs stands in for it (autotel takes the global tracer).
+      const { instrumentMcpClient, instrumentMcpServer } = await (await peer()).loadAutotel();
+      return {
+        client: (c) => instrumentMcpClient(c, { networkTransport: 'pipe' }),
+        server: (s) => instrumentMcpServer(s, { networkTransport: 'pipe' }),
+        tool: (_n, cb) => cb,
+      };
+    }
+    case 'traceloop': {
+      // Traceloop's README: auto mode does not fire for SDK 1.x; manuallyInstrument({ Client }).
+      const { McpInstrumentation: Traceloop } = (await peer()).loadTraceloop();
+      const t = new Traceloop();
+      t.manuallyInstrument({ Client });
+      return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb };
+    }
+    default:
+      throw new Error(`unknown variant ${name}`);
+  }
+}
+
+/**
+ * The floor: the least any tracing can cost. One CLIENT span per callTool with its context
+ * injected into params._meta, one SERVER span per tool callback parented on it, status ERROR on
+ * a failure, nothing else.
+ */
+function floor() {
+  const tracer = trace.getTracer('floor');
+  return {
+    client(c) {
+      const callTool = c.callTool.bind(c);
+      c.callTool = (params, ...rest) => {
+        const span = tracer.startSpan(`tools/call ${params.name}`, { kind: SpanKind.CLIENT });
+        const ctx = trace.setSpan(context.active(), span);
+        const meta = { ...params._meta };
+        propagation.inject(ctx, meta);
+        return context.with(ctx, () => callTool({ ...params, _meta: meta }, ...rest)).then(
+          (r) => {
+            if (r.isError === true) span.setStatus({ code: SpanStatusCode.ERROR });
+            span.end();
+            return r;
+          },
+          (e) => {
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            span.end();
+            throw e;
+          },
+        );
+      };
+      return c;
+    },
+    server: (s) => s,
+    tool(name, cb) {
+      return (...args) => {
+        const extra = args[args.length - 1];
+        const parent = propagation.extract(ROOT_CONTEXT, extra?._meta ?? {});
+        const span = tracer.startSpan(`tools/call ${name}`, { kind: SpanKind.SERVER }, parent);
+        return context.with(trace.setSpan(parent, span), async () => {
+          try {
+            return await cb(...args);
+          } catch (e) {
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            throw e;
+          } finally {
+            span.end();
+          }
+        });
+      };
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// One benchmark process for one variant, driven by bench/run.mjs over IPC. It holds an
+// in-memory client/server pair and a client of a stdio child running the same variant.
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { setupOtel, slim } from './otel.mjs';
+import { installVariant } from './variants.mjs';
+import { createServer } from './server.mjs';
+
+const name = process.env.BENCH_VARIANT ?? 'baseline';
+const otel = setupOtel();
+const variant = await installVariant(name);
+
+const { server } = createServer(variant);
+const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+await server.connect(serverSide);
+const memory = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }));
+await memory.connect(clientSide);
+
+const stdio = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }));
+await stdio.connect(
+  new StdioClientTransport({
+    command: process.execPath,
+    args: [fileURLToPath(new URL('./stdio-server.mjs', import.meta.url))],
+    env: { ...process.env, BENCH_VARIANT: name },
+    stderr: 'inherit',
+  }),
+);
+const clients = { memory, stdio };
+
+async function call(client, tool) {
+  const r = await client.callTool({ name: tool, arguments: {} });
+  if ((r.isError === true) !== (tool === 'fail')) throw new Error(`unexpected result of ${tool}`);
+}
+
+async function run({ transport, scenario, n, warmup }) {
+  const client = clients[transport];
+  for (let i = 0; i < warmup; i++) await call(client, scenario);
+  await otel.tracerProvider.forceFlush();
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await call(client, scenario);
+  const ns = Number(process.hrtime.bigint() - start);
+  return { nsPerCall: ns / n };
+}
+
+/** Which of the expected spans a variant produced for one ok and one failing call. */
+async function check({ transport }) {
+  const client = clients[transport];
+  await otel.tracerProvider.forceFlush();
+  otel.spans.reset();
+  if (transport === 'stdio') await client.callTool({ name: 'bench_reset', arguments: {} });
+  await otel.tracerProvider.forceFlush();
+  otel.spans.reset();
+  await call(client, 'ok');
+  await call(client, 'fail');
+  await otel.tracerProvider.forceFlush();
+  let spans = otel.spans.ring.map(slim);
+  if (transport === 'stdio') {
+    const r = await client.callTool({ name: 'bench_stats', arguments: {} });
+    spans = spans.concat(JSON.parse(r.content[0].text).spans);
+  }
+  const out = {};
+  for (const tool of ['ok', 'fail']) {
+    const mine = spans.filter((s) => new RegExp(`\\b${tool}\\b`).test(s.name));
+    const clientSpan = mine.find((s) => s.kind === 2);
+    const serverSpan = mine.find((s) => s.kind === 1);
+    let shape = 'none';
+    if (clientSpan && serverSpan) {
+      shape =
+        serverSpan.traceId !== clientSpan.traceId
+          ? 'client+server, separate traces'
+          : serverSpan.parentSpanId === clientSpan.spanId
+            ? 'client+server'
+            : 'client+server, same trace, not parent';
+    } else if (clientSpan) shape = 'client only';
+    else if (serverSpan) shape = 'server only';
+    out[tool] = {
+      shape,
+      spans: mine.length,
+      clientName: clientSpan?.name,
+      serverName: serverSpan?.name,
+      clientError: clientSpan ? clientSpan.status === 2 : undefined,
+      serverError: serverSpan ? serverSpan.status === 2 : undefined,
+      clientAttributes: clientSpan?.attributes,
+      serverAttributes: serverSpan?.attributes,
+    };
+  }
+  return out;
+}
+
+process.on('message', (msg) => {
+  const handlers = {
+    run,
+    check,
+    exit: async () => {
+      await memory.close();
+      await stdio.close();
+      setTimeout(() => process.exit(0), 50);
+      return {};
+    },
+  };
+  handlers[msg.cmd](msg).then(
+    (result) => process.send({ id: msg.id, result }),
+    (error) => process.send({ id: msg.id, error: String(error?.stack ?? error) }),
+  );
+});
+process.send({ ready: true });

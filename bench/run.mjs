@@ -1,0 +1,262 @@
+// `npm run bench`: one orchestrator process that drives one worker process per variant
+// (prototype patches are global to a process), interleaving the variants round by round so
+// drift on a noisy machine hits them alike, and prints one table with ratios and targets.
+import { execFileSync, fork } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const scale = Number(process.env.BENCH_SCALE ?? '1');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '9');
+const N = { memory: Math.round(2000 * scale), stdio: Math.round(1000 * scale) };
+const WARMUP = { memory: Math.round(3000 * scale), stdio: Math.round(1000 * scale) };
+const only = process.env.BENCH_ONLY?.split(',');
+const want = (section) => only === undefined || only.includes(section);
+
+function installPeers() {
+  if (existsSync(here('./peers/node_modules/.package-lock.json'))) return;
+  console.log('installing peer instrumentations into bench/peers (npm ci)...');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: here('./peers'), stdio: 'inherit' });
+}
+
+/** A worker process with request/response over IPC. */
+function startWorker(script, env, execArgv = []) {
+  const child = fork(here(script), { env: { ...process.env, ...env }, execArgv });
+  let next = 0;
+  const pending = new Map();
+  let onReady;
+  const ready = new Promise((resolve) => (onReady = resolve));
+  child.on('message', (m) => {
+    if (m.ready) return onReady();
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error) p.reject(new Error(m.error));
+    else p.resolve(m.result);
+  });
+  return {
+    ready,
+    send(msg) {
+      return new Promise((resolve, reject) => {
+        const id = ++next;
+        pending.set(id, { resolve, reject });
+        child.send({ ...msg, id });
+      });
+    },
+    exited: new Promise((resolve) => child.on('exit', resolve)),
+  };
+}
+
+/** Runs a one-shot script; its last stdout line is JSON. */
+function runScript(script, env = {}, execArgv = []) {
+  const out = execFileSync(process.execPath, [...execArgv, here(script)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const lines = out.toString().trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const us = (ns) => (ns / 1000).toFixed(1);
+const pad = (s, n) => String(s).padEnd(n);
+const lpad = (s, n) => String(s).padStart(n);
+const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+
+const results = {
+  date: new Date().toISOString(),
+  machine: {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  },
+  versions: versions(),
+  settings: { scale, rounds: ROUNDS, n: N, warmup: WARMUP },
+  targets: [],
+};
+
+function versions() {
+  const v = (dir, name) => {
+    try {
+      return JSON.parse(readFileSync(here(`${dir}/node_modules/${name}/package.json`), 'utf8'))
+        .version;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    '@omcp/instrumentation-mcp': JSON.parse(readFileSync(here('../package.json'), 'utf8')).version,
+    '@modelcontextprotocol/sdk': v('..', '@modelcontextprotocol/sdk'),
+    '@opentelemetry/sdk-trace-base': v('..', '@opentelemetry/sdk-trace-base'),
+    '@opentelemetry/sdk-metrics': v('..', '@opentelemetry/sdk-metrics'),
+    '@opentelemetry/exporter-trace-otlp-http': v('..', '@opentelemetry/exporter-trace-otlp-http'),
+    'autotel-mcp-instrumentation': v('./peers', 'autotel-mcp-instrumentation'),
+    autotel: v('./peers', 'autotel'),
+    '@traceloop/instrumentation-mcp': v('./peers', '@traceloop/instrumentation-mcp'),
+  };
+}
+
+function target(name, ok, detail) {
+  results.targets.push({ name, ok, detail });
+}
+
+async function overhead() {
+  const { VARIANTS, EXPECTED } = await import('./lib/variants.mjs');
+  const variants = process.env.BENCH_VARIANTS?.split(',') ?? VARIANTS;
+  const workers = {};
+  for (const v of variants) {
+    workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v });
+    await workers[v].ready;
+  }
+  const scenarios = [];
+  for (const transport of ['memory', 'stdio'])
+    for (const scenario of ['ok', 'fail']) scenarios.push({ transport, scenario });
+
+  const spans = {};
+  for (const v of variants) {
+    spans[v] = {};
+    for (const transport of ['memory', 'stdio'])
+      spans[v][transport] = await workers[v].send({ cmd: 'check', transport });
+  }
+  for (const s of scenarios)
+    for (const v of variants)
+      await workers[v].send({ cmd: 'run', ...s, n: WARMUP[s.transport], warmup: 0 });
+
+  const times = {};
+  for (let r = 0; r < ROUNDS; r++) {
+    process.stdout.write(`round ${r + 1}/${ROUNDS}\r`);
+    for (const s of scenarios) {
+      const key = `${s.transport}/${s.scenario}`;
+      times[key] ??= {};
+      // Rotate the order each round so no variant always runs first or last.
+      const order = variants.map((_, i) => variants[(i + r) % variants.length]);
+      for (const v of order) {
+        const { nsPerCall } = await workers[v].send({
+          cmd: 'run',
+          ...s,
+          n: N[s.transport],
+          warmup: Math.round(N[s.transport] / 10),
+        });
+        (times[key][v] ??= []).push(nsPerCall);
+      }
+    }
+  }
+  for (const v of variants) await workers[v].send({ cmd: 'exit' });
+
+  const table = {};
+  console.log('\n## Per-call overhead (median of paired per-round differences to baseline)\n');
+  console.log(
+    `${pad('scenario', 13)}${pad('variant', 11)}${lpad('µs/call', 9)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}  spans produced (expected ${'client+server'})`,
+  );
+  for (const [key, byVariant] of Object.entries(times)) {
+    const [transport, scenario] = key.split('/');
+    table[key] = {};
+    const base = byVariant.baseline;
+    const over = (v) => median(byVariant[v].map((t, i) => t - base[i]));
+    const floorOver = over('floor');
+    for (const v of variants) {
+      const row = {
+        medianNs: median(byVariant[v]),
+        overheadNs: v === 'baseline' ? 0 : over(v),
+        spans: spans[v][transport][scenario],
+        expected: EXPECTED[v],
+      };
+      row.ratioToFloor = v === 'baseline' ? undefined : row.overheadNs / floorOver;
+      table[key][v] = row;
+      console.log(
+        `${pad(key, 13)}${pad(v, 11)}${lpad(us(row.medianNs), 9)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}  ${row.spans.shape}`,
+      );
+    }
+    const mine = table[key].omcp;
+    if (mine !== undefined) {
+      target(
+        `${key}: omcp overhead ≤ 1.25 × floor overhead`,
+        mine.overheadNs <= 1.25 * floorOver,
+        `${us(mine.overheadNs)} µs vs floor ${us(floorOver)} µs (${mine.ratioToFloor.toFixed(2)}×)`,
+      );
+      for (const peer of variants.filter((v) => !['baseline', 'floor', 'omcp'].includes(v))) {
+        const p = table[key][peer];
+        target(
+          `${key}: omcp overhead < ${peer}`,
+          mine.overheadNs < p.overheadNs,
+          `${us(mine.overheadNs)} µs vs ${us(p.overheadNs)} µs (${peer} spans: ${p.spans.shape})`,
+        );
+      }
+    }
+  }
+  results.overhead = { table, raw: times };
+}
+
+async function heap() {
+  console.log('\n## Heap growth over 200,000 calls (after GC)\n');
+  const calls = Math.round(Number(process.env.BENCH_HEAP_CALLS ?? '200000'));
+  const out = {};
+  for (const v of ['baseline', 'omcp']) {
+    out[v] = runScript('./lib/heap.mjs', { BENCH_VARIANT: v, BENCH_HEAP_CALLS: String(calls) }, [
+      '--expose-gc',
+    ]);
+    console.log(
+      `${pad(v, 10)} heapUsed ${(out[v].before / 2 ** 20).toFixed(1)} MB -> ${(out[v].after / 2 ** 20).toFixed(1)} MB, growth ${(out[v].growth / 2 ** 20).toFixed(2)} MB over ${out[v].calls} calls (${out[v].spans} spans exported); checkpoints MB: ${out[v].checkpoints.map((c) => (c / 2 ** 20).toFixed(1)).join(' ')}`,
+    );
+  }
+  target(
+    'heap growth of omcp < 5 MB across 200,000 calls',
+    out.omcp.growth < 5 * 2 ** 20 && out.omcp.calls >= 200_000,
+    `${(out.omcp.growth / 2 ** 20).toFixed(2)} MB over ${out.omcp.calls} calls`,
+  );
+  results.heap = out;
+}
+
+async function retry() {
+  console.log('\n## Retry timer accuracy (real timers)\n');
+  const r = runScript('./lib/retry.mjs');
+  console.log(
+    `${r.retries} retries, retryNotBefore ≈ now + ${r.delayMs} ms: lateness min ${r.min.toFixed(2)} ms, median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, max ${r.max.toFixed(2)} ms; early attempts: ${r.early}; outcome ${r.outcome} after ${r.attempts} attempts`,
+  );
+  target('retry: no attempt before retryNotBefore', r.early === 0, `${r.early} early`);
+  results.retry = r;
+}
+
+async function collector() {
+  console.log('\n## Collector unreachable vs reachable (OTLP/HTTP, BatchSpanProcessor)\n');
+  const r = await (await import('./lib/collector-run.mjs')).collectorBench({ startWorker, median, scale });
+  console.log(
+    `reachable ${us(r.reachableNs)} µs/call, unreachable ${us(r.unreachableNs)} µs/call, ratio ${r.ratio.toFixed(3)} (${r.received} spans received by the local receiver)`,
+  );
+  console.log(
+    `unreachable heapUsed after GC per checkpoint (MB): ${r.checkpoints.map((c) => (c.heap / 2 ** 20).toFixed(1) + '@' + c.calls).join(' ')}; queue bound ${r.queue.maxQueueSize} spans`,
+  );
+  target(
+    'collector unreachable: calls ≤ 1.1 × reachable',
+    r.ratio <= 1.1,
+    `${r.ratio.toFixed(3)}×`,
+  );
+  target(
+    'collector unreachable: memory bounded by the exporter queue',
+    r.bounded,
+    `growth after the queue filled: ${(r.lateGrowth / 2 ** 20).toFixed(2)} MB over ${r.lateCalls} calls`,
+  );
+  results.collector = r;
+}
+
+installPeers();
+const started = Date.now();
+if (want('overhead')) await overhead();
+if (want('heap')) await heap();
+if (want('retry')) await retry();
+if (want('collector')) await collector();
+
+console.log('\n## Targets\n');
+for (const t of results.targets) console.log(`${verdict(t.ok)}  ${t.name}: ${t.detail}`);
+results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
+console.log(`\n${results.targets.filter((t) => t.ok).length}/${results.targets.length} targets hold; ${results.elapsedSeconds} s`);
+mkdirSync(here('./results'), { recursive: true });
+writeFileSync(here('./results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+process.exitCode = results.targets.every((t) => t.ok) ? 0 : 1;
