@@ -51,30 +51,48 @@ export function requestAttributes(method: string, params: unknown, id: unknown):
   return attrs;
 }
 
+const METRIC_KEYS: readonly string[] = [
+  ATTR_MCP_METHOD_NAME,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_PROMPT_NAME,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_NETWORK_TRANSPORT,
+  ATTR_NETWORK_PROTOCOL_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+];
+
 /** The attributes that are allowed on the operation-duration metrics (no ids, no payloads). */
 export function metricAttributesOf(spanAttrs: Attributes): Attributes {
   const out: Attributes = {};
-  for (const key of [
-    ATTR_MCP_METHOD_NAME,
-    ATTR_GEN_AI_TOOL_NAME,
-    ATTR_GEN_AI_PROMPT_NAME,
-    ATTR_GEN_AI_OPERATION_NAME,
-    ATTR_NETWORK_TRANSPORT,
-    ATTR_NETWORK_PROTOCOL_NAME,
-    ATTR_MCP_PROTOCOL_VERSION,
-    ATTR_SERVER_ADDRESS,
-    ATTR_SERVER_PORT,
-  ]) {
+  // A module-level list: a literal here would be allocated on every request.
+  for (let i = 0; i < METRIC_KEYS.length; i++) {
+    const key = METRIC_KEYS[i] as string;
     const v = spanAttrs[key];
     if (v !== undefined) out[key] = v;
   }
   return out;
 }
 
+const staticTransportAttributes = new WeakMap<object, Attributes>();
+
 /** `network.transport` (and protocol) from the transport object's class, plus the session id. */
 export function transportAttributes(transport: unknown): Attributes {
+  if (typeof transport !== 'object' || transport === null) return {};
+  // Class and URL do not change for a transport; only the session id may appear later.
+  let fixed = staticTransportAttributes.get(transport);
+  if (fixed === undefined) {
+    fixed = fixedTransportAttributes(transport);
+    staticTransportAttributes.set(transport, fixed);
+  }
+  const sessionId = ownString(transport, 'sessionId') ?? getterString(transport, 'sessionId');
+  if (sessionId === undefined) return { ...fixed };
+  return { ...fixed, [ATTR_MCP_SESSION_ID]: sessionId };
+}
+
+function fixedTransportAttributes(transport: object): Attributes {
   const attrs: Attributes = {};
-  if (typeof transport !== 'object' || transport === null) return attrs;
   let name = '';
   try {
     name = (transport as { constructor?: { name?: unknown } }).constructor?.name as string;
@@ -94,8 +112,6 @@ export function transportAttributes(transport: unknown): Attributes {
     const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
     attrs[ATTR_SERVER_PORT] = port;
   }
-  const sessionId = ownString(transport, 'sessionId') ?? getterString(transport, 'sessionId');
-  if (sessionId !== undefined) attrs[ATTR_MCP_SESSION_ID] = sessionId;
   return attrs;
 }
 

@@ -214,10 +214,8 @@ function startServerCall(
     done: false,
   };
   // In-process transports deliver inside the sender's context: drop its client-span marker.
-  const ctx = trace
-    .setSpan(parent, span)
-    .setValue(SERVER_CALL, call)
-    .deleteValue(INSIDE_CLIENT_SPAN);
+  let ctx = trace.setSpan(parent, span).setValue(SERVER_CALL, call);
+  if (ctx.getValue(INSIDE_CLIENT_SPAN) !== undefined) ctx = ctx.deleteValue(INSIDE_CLIENT_SPAN);
   call.ctx = ctx;
   const previous = calls.get(id);
   if (previous !== undefined) endCall(source, previous, 'superseded');
@@ -250,9 +248,10 @@ function finishServerCall(
     } else {
       let result = ownValue(message, 'result');
       if (call.method === 'tools/call') {
-        result = completeToolResult(source, call, result);
-        if (result !== ownValue(message, 'result')) outgoing = { ...message, result };
-        const reading = readToolFailure(result, { metaKey: config.metaKey });
+        const completed = completeToolResult(source, call, result);
+        if (completed.result !== result) outgoing = { ...message, result: completed.result };
+        result = completed.result;
+        const reading = completed.reading ?? readToolFailure(result, { metaKey: config.metaKey });
         const failure = recordToolResult(source, call.span, metricAttrs, result, reading, 'server');
         if (failure !== undefined) {
           info.failure = failure;
@@ -297,15 +296,19 @@ function finishServerCall(
  * error's classification, or the SDK's own pre-handler failure (unknown tool, invalid
  * arguments), with the span's trace ID as `correlationId`. Returns the result to send.
  */
-function completeToolResult(source: TelemetrySource, call: ServerCall, result: unknown): unknown {
+function completeToolResult(
+  source: TelemetrySource,
+  call: ServerCall,
+  result: unknown,
+): { result: unknown; reading?: ToolFailureReading } {
   const config = source.config();
-  if (!isRecord(result) || result.isError !== true) return result;
+  if (!isRecord(result) || result.isError !== true) return { result };
   const reading: ToolFailureReading = readToolFailure(result, { metaKey: config.metaKey });
   if (reading.status !== 'absent') {
     call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'server');
-    return result;
+    return { result, reading };
   }
-  if (!config.addFailureObjects) return result;
+  if (!config.addFailureObjects) return { result, reading };
   const classification = classifyToolError(source, call.thrown, result);
   const failure: ToolFailure = {
     class: classification.class,
@@ -319,7 +322,12 @@ function completeToolResult(source: TelemetrySource, call: ServerCall, result: u
     failure.agentGuidance = classification.agentGuidance;
   call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'instrumentation');
   const meta = isRecord(result._meta) ? result._meta : {};
-  return { ...result, _meta: { ...meta, [config.metaKey]: failure } };
+  const completed = { ...result, _meta: { ...meta, [config.metaKey]: failure } };
+  // Built here from the package's own classifier: re-reading it would only repeat the work.
+  // A user classifier may return anything, so its failures are read like any other.
+  if (config.errorClassifier !== undefined || isToolFailureError(call.thrown))
+    return { result: completed };
+  return { result: completed, reading: { status: 'valid', failure, problems: [] } };
 }
 
 const SDK_ERROR_TEXT = /^MCP error (-?\d+): (.*)$/s;
