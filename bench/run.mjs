@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const scale = Number(process.env.BENCH_SCALE ?? '1');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '9');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '15');
 const N = { memory: Math.round(2000 * scale), stdio: Math.round(1000 * scale) };
 const WARMUP = { memory: Math.round(3000 * scale), stdio: Math.round(1000 * scale) };
 const only = process.env.BENCH_ONLY?.split(',');
@@ -130,6 +130,7 @@ async function overhead() {
       await workers[v].send({ cmd: 'run', ...s, n: WARMUP[s.transport], warmup: 0 });
 
   const times = {};
+  const wall = {};
   for (let r = 0; r < ROUNDS; r++) {
     process.stdout.write(`round ${r + 1}/${ROUNDS}\r`);
     for (const s of scenarios) {
@@ -138,22 +139,25 @@ async function overhead() {
       // Rotate the order each round so no variant always runs first or last.
       const order = variants.map((_, i) => variants[(i + r) % variants.length]);
       for (const v of order) {
-        const { nsPerCall } = await workers[v].send({
+        const { nsPerCall, cpuNsPerCall } = await workers[v].send({
           cmd: 'run',
           ...s,
           n: N[s.transport],
           warmup: Math.round(N[s.transport] / 10),
         });
-        (times[key][v] ??= []).push(nsPerCall);
+        (times[key][v] ??= []).push(cpuNsPerCall);
+        ((wall[key] ??= {})[v] ??= []).push(nsPerCall);
       }
     }
   }
   for (const v of variants) await workers[v].send({ cmd: 'exit' });
 
   const table = {};
-  console.log('\n## Per-call overhead (median of paired per-round differences to baseline)\n');
   console.log(
-    `${pad('scenario', 13)}${pad('variant', 11)}${lpad('µs/call', 9)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}  spans produced (expected ${'client+server'})`,
+    '\n## Per-call CPU cost (client + server processes; overhead = median of paired per-round differences to baseline)\n',
+  );
+  console.log(
+    `${pad('scenario', 13)}${pad('variant', 11)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('wall µs', 9)}  spans produced per call`,
   );
   for (const [key, byVariant] of Object.entries(times)) {
     const [transport, scenario] = key.split('/');
@@ -164,6 +168,7 @@ async function overhead() {
     for (const v of variants) {
       const row = {
         medianNs: median(byVariant[v]),
+        wallNs: median(wall[key][v]),
         overheadNs: v === 'baseline' ? 0 : over(v),
         spans: spans[v][transport][scenario],
         expected: EXPECTED[v],
@@ -171,7 +176,7 @@ async function overhead() {
       row.ratioToFloor = v === 'baseline' ? undefined : row.overheadNs / floorOver;
       table[key][v] = row;
       console.log(
-        `${pad(key, 13)}${pad(v, 11)}${lpad(us(row.medianNs), 9)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}  ${row.spans.shape}`,
+        `${pad(key, 13)}${pad(v, 11)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
       );
     }
     const mine = table[key].omcp;
@@ -191,7 +196,7 @@ async function overhead() {
       }
     }
   }
-  results.overhead = { table, raw: times };
+  results.overhead = { table, cpu: times, wall };
 }
 
 async function heap() {

@@ -14,6 +14,11 @@ const { server } = createServer(variant, {
     otel.spans.reset();
     return { content: [{ type: 'text', text: JSON.stringify({ spans, count: otel.spans.count }) }] };
   },
+  async bench_cpu() {
+    await otel.tracerProvider.forceFlush();
+    const u = process.cpuUsage();
+    return { content: [{ type: 'text', text: String(u.user + u.system) }] };
+  },
   async bench_reset() {
     await otel.tracerProvider.forceFlush();
     otel.spans.reset();

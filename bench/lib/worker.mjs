@@ -34,14 +34,31 @@ async function call(client, tool) {
   if ((r.isError === true) !== (tool === 'fail')) throw new Error(`unexpected result of ${tool}`);
 }
 
+/** CPU time of the stdio child, in µs (read outside the timed loop). */
+async function childCpu() {
+  const r = await stdio.callTool({ name: 'bench_cpu', arguments: {} });
+  return Number(r.content[0].text);
+}
+
+/**
+ * Runs `n` sequential calls. CPU time (this process plus, over stdio, the server child) is
+ * the main figure: on a shared 2-core machine, wall time also measures the neighbours.
+ */
 async function run({ transport, scenario, n, warmup }) {
   const client = clients[transport];
   for (let i = 0; i < warmup; i++) await call(client, scenario);
   await otel.tracerProvider.forceFlush();
+  const childBefore = transport === 'stdio' ? await childCpu() : 0;
+  const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < n; i++) await call(client, scenario);
+  // Export is part of the cost: flush what these calls queued before stopping the clocks.
+  await otel.tracerProvider.forceFlush();
   const ns = Number(process.hrtime.bigint() - start);
-  return { nsPerCall: ns / n };
+  const used = process.cpuUsage(cpu);
+  const childAfter = transport === 'stdio' ? await childCpu() : 0;
+  const cpuUs = used.user + used.system + (childAfter - childBefore);
+  return { nsPerCall: ns / n, cpuNsPerCall: (cpuUs * 1000) / n };
 }
 
 /** Which of the expected spans a variant produced for one ok and one failing call. */

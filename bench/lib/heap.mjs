@@ -1,0 +1,39 @@
+// Heap growth across many calls, after GC (run with --expose-gc). Prints one JSON line.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { setImmediate as tick } from 'node:timers/promises';
+import { setupOtel } from './otel.mjs';
+import { installVariant } from './variants.mjs';
+import { createServer } from './server.mjs';
+
+const calls = Number(process.env.BENCH_HEAP_CALLS ?? '200000');
+const otel = setupOtel();
+const variant = await installVariant(process.env.BENCH_VARIANT ?? 'omcp');
+const { server } = createServer(variant);
+const [a, b] = InMemoryTransport.createLinkedPair();
+await server.connect(b);
+const client = variant.client(new Client({ name: 'heap', version: '1.0.0' }));
+await client.connect(a);
+
+async function settledHeap() {
+  await otel.tracerProvider.forceFlush();
+  await otel.loggerProvider.forceFlush();
+  for (let i = 0; i < 4; i++) {
+    globalThis.gc();
+    await tick();
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+// Every fourth call fails, so both paths are exercised.
+const one = (i) => client.callTool({ name: i % 4 === 3 ? 'fail' : 'ok', arguments: {} });
+for (let i = 0; i < 10_000; i++) await one(i);
+const before = await settledHeap();
+const checkpoints = [];
+for (let i = 0; i < calls; i++) {
+  await one(i);
+  if ((i + 1) % 50_000 === 0) checkpoints.push(await settledHeap());
+}
+const after = await settledHeap();
+console.log(JSON.stringify({ calls, before, after, growth: after - before, checkpoints, spans: otel.spans.count }));
+process.exit(0);
