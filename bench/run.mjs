@@ -17,7 +17,10 @@ const want = (section) => only === undefined || only.includes(section);
 function installPeers() {
   if (existsSync(here('./peers/node_modules/.package-lock.json'))) return;
   console.log('installing peer instrumentations into bench/peers (npm ci)...');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: here('./peers'), stdio: 'inherit' });
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
+    cwd: here('./peers'),
+    stdio: 'inherit',
+  });
 }
 
 /** A worker process with request/response over IPC. */
@@ -231,7 +234,9 @@ async function retry() {
 
 async function collector() {
   console.log('\n## Collector unreachable vs reachable (OTLP/HTTP, BatchSpanProcessor)\n');
-  const r = await (await import('./lib/collector-run.mjs')).collectorBench({ startWorker, median, scale });
+  const r = await (
+    await import('./lib/collector-run.mjs')
+  ).collectorBench({ startWorker, median, scale });
   console.log(
     `reachable ${us(r.reachableNs)} µs/call, unreachable ${us(r.unreachableNs)} µs/call, ratio ${r.ratio.toFixed(3)} (${r.received} spans received by the local receiver)`,
   );
@@ -261,7 +266,9 @@ if (want('collector')) await collector();
 console.log('\n## Targets\n');
 for (const t of results.targets) console.log(`${verdict(t.ok)}  ${t.name}: ${t.detail}`);
 results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
-console.log(`\n${results.targets.filter((t) => t.ok).length}/${results.targets.length} targets hold; ${results.elapsedSeconds} s`);
+console.log(
+  `\n${results.targets.filter((t) => t.ok).length}/${results.targets.length} targets hold; ${results.elapsedSeconds} s`,
+);
 mkdirSync(here('./results'), { recursive: true });
 writeFileSync(here('./results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
 process.exitCode = results.targets.every((t) => t.ok) ? 0 : 1;

@@ -4,7 +4,9 @@ import { createServer } from 'node:http';
 import { COLLECTOR_BATCH } from './collector-batch.mjs';
 
 function listen(server) {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(server.address().port)),
+  );
 }
 
 export async function collectorBench({ startWorker, median, scale }) {
@@ -24,8 +26,16 @@ export async function collectorBench({ startWorker, median, scale }) {
   await new Promise((r) => closed.close(r));
 
   const w = {
-    reachable: startWorker('./lib/collector-worker.mjs', { BENCH_OTLP_URL: `http://127.0.0.1:${port}` }, ['--expose-gc']),
-    unreachable: startWorker('./lib/collector-worker.mjs', { BENCH_OTLP_URL: `http://127.0.0.1:${closedPort}` }, ['--expose-gc']),
+    reachable: startWorker(
+      './lib/collector-worker.mjs',
+      { BENCH_OTLP_URL: `http://127.0.0.1:${port}` },
+      ['--expose-gc'],
+    ),
+    unreachable: startWorker(
+      './lib/collector-worker.mjs',
+      { BENCH_OTLP_URL: `http://127.0.0.1:${closedPort}` },
+      ['--expose-gc'],
+    ),
   };
   await w.reachable.ready;
   await w.unreachable.ready;

@@ -8,8 +8,7 @@ import { installVariant } from './variants.mjs';
 import { createServer } from './server.mjs';
 import { COLLECTOR_BATCH } from './collector-batch.mjs';
 
-
-const otel = setupOtel({
+setupOtel({
   spanExporter: new OTLPTraceExporter({ url: `${process.env.BENCH_OTLP_URL}/v1/traces` }),
   batch: COLLECTOR_BATCH,
 });
@@ -25,7 +24,8 @@ const handlers = {
   async run({ n }) {
     const cpu = process.cpuUsage();
     const start = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) await client.callTool({ name: i % 4 === 3 ? 'fail' : 'ok', arguments: {} });
+    for (let i = 0; i < n; i++)
+      await client.callTool({ name: i % 4 === 3 ? 'fail' : 'ok', arguments: {} });
     const ns = Number(process.hrtime.bigint() - start);
     const used = process.cpuUsage(cpu);
     total += n;

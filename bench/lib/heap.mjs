@@ -26,7 +26,8 @@ async function settledHeap() {
 }
 
 // Every fourth call fails, so both paths are exercised.
-const one = (i) => client.callTool({ name: i % 4 === 3 ? 'fail' : 'ok', arguments: {} });
+const only = process.env.BENCH_HEAP_TOOL;
+const one = (i) => client.callTool({ name: only ?? (i % 4 === 3 ? 'fail' : 'ok'), arguments: {} });
 for (let i = 0; i < 10_000; i++) await one(i);
 const before = await settledHeap();
 const checkpoints = [];
@@ -35,5 +36,14 @@ for (let i = 0; i < calls; i++) {
   if ((i + 1) % 50_000 === 0) checkpoints.push(await settledHeap());
 }
 const after = await settledHeap();
-console.log(JSON.stringify({ calls, before, after, growth: after - before, checkpoints, spans: otel.spans.count }));
+console.log(
+  JSON.stringify({
+    calls,
+    before,
+    after,
+    growth: after - before,
+    checkpoints,
+    spans: otel.spans.count,
+  }),
+);
 process.exit(0);

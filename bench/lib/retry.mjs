@@ -16,21 +16,25 @@ const server = new McpServer({ name: 'retry', version: '1.0.0' });
 const lateness = [];
 let notBefore;
 let n = 0;
-server.registerTool('flaky', { description: 'fails 50 times', annotations: { idempotentHint: true } }, async () => {
-  // Date.now() is what retryNotBefore is compared with; performance.now() adds sub-ms detail.
-  const now = performance.timeOrigin + performance.now();
-  if (notBefore !== undefined) lateness.push(now - notBefore);
-  n += 1;
-  if (n > RETRIES) return { content: [{ type: 'text', text: 'ok' }] };
-  notBefore = Date.now() + DELAY;
-  return toolFailure({
-    class: 'reliability',
-    code: 'retryable_transient_error',
-    retryable: true,
-    retryNotBefore: notBefore,
-    message: 'try again shortly',
-  });
-});
+server.registerTool(
+  'flaky',
+  { description: 'fails 50 times', annotations: { idempotentHint: true } },
+  async () => {
+    // Date.now() is what retryNotBefore is compared with; performance.now() adds sub-ms detail.
+    const now = performance.timeOrigin + performance.now();
+    if (notBefore !== undefined) lateness.push(now - notBefore);
+    n += 1;
+    if (n > RETRIES) return { content: [{ type: 'text', text: 'ok' }] };
+    notBefore = Date.now() + DELAY;
+    return toolFailure({
+      class: 'reliability',
+      code: 'retryable_transient_error',
+      retryable: true,
+      retryNotBefore: notBefore,
+      message: 'try again shortly',
+    });
+  },
+);
 const [a, b] = InMemoryTransport.createLinkedPair();
 await server.connect(b);
 const raw = new Client({ name: 'retry', version: '1.0.0' });

@@ -5,12 +5,20 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 export function createServer(variant, extraTools = {}) {
   const raw = new McpServer({ name: 'bench-server', version: '1.0.0' });
   const server = variant.server(raw);
-  server.registerTool('ok', { description: 'succeeds' }, variant.tool('ok', async () => ({
-    content: [{ type: 'text', text: 'done' }],
-  })));
-  server.registerTool('fail', { description: 'throws' }, variant.tool('fail', async () => {
-    throw new Error('upstream refused the request');
-  }));
+  server.registerTool(
+    'ok',
+    { description: 'succeeds' },
+    variant.tool('ok', async () => ({
+      content: [{ type: 'text', text: 'done' }],
+    })),
+  );
+  server.registerTool(
+    'fail',
+    { description: 'throws' },
+    variant.tool('fail', async () => {
+      throw new Error('upstream refused the request');
+    }),
+  );
   for (const [name, cb] of Object.entries(extraTools))
     server.registerTool(name, { description: name }, cb);
   return { server, raw };

@@ -12,7 +12,9 @@ const { server } = createServer(variant, {
     await otel.tracerProvider.forceFlush();
     const spans = otel.spans.ring.map(slim);
     otel.spans.reset();
-    return { content: [{ type: 'text', text: JSON.stringify({ spans, count: otel.spans.count }) }] };
+    return {
+      content: [{ type: 'text', text: JSON.stringify({ spans, count: otel.spans.count }) }],
+    };
   },
   async bench_cpu() {
     await otel.tracerProvider.forceFlush();

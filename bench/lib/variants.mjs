@@ -83,18 +83,20 @@ function floor() {
         const ctx = trace.setSpan(context.active(), span);
         const meta = { ...params._meta };
         propagation.inject(ctx, meta);
-        return context.with(ctx, () => callTool({ ...params, _meta: meta }, ...rest)).then(
-          (r) => {
-            if (r.isError === true) span.setStatus({ code: SpanStatusCode.ERROR });
-            span.end();
-            return r;
-          },
-          (e) => {
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            span.end();
-            throw e;
-          },
-        );
+        return context
+          .with(ctx, () => callTool({ ...params, _meta: meta }, ...rest))
+          .then(
+            (r) => {
+              if (r.isError === true) span.setStatus({ code: SpanStatusCode.ERROR });
+              span.end();
+              return r;
+            },
+            (e) => {
+              span.setStatus({ code: SpanStatusCode.ERROR });
+              span.end();
+              throw e;
+            },
+          );
       };
       return c;
     },

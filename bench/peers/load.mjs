@@ -7,7 +7,10 @@ const require = createRequire(import.meta.url);
 export async function loadAutotel() {
   const client = await import('autotel-mcp-instrumentation/client');
   const server = await import('autotel-mcp-instrumentation/server');
-  return { instrumentMcpClient: client.instrumentMcpClient, instrumentMcpServer: server.instrumentMcpServer };
+  return {
+    instrumentMcpClient: client.instrumentMcpClient,
+    instrumentMcpServer: server.instrumentMcpServer,
+  };
 }
 
 /** Traceloop's InstrumentationBase subclass (CommonJS). */
