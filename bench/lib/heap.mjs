@@ -9,7 +9,8 @@ import { createServer } from './server.mjs';
 const calls = Number(process.env.BENCH_HEAP_CALLS ?? '200000');
 const otel = setupOtel();
 const variant = await installVariant(process.env.BENCH_VARIANT ?? 'omcp');
-if (process.env.BENCH_CONFIG) variant.instrumentation.setConfig(JSON.parse(process.env.BENCH_CONFIG));
+if (process.env.BENCH_CONFIG)
+  variant.instrumentation.setConfig(JSON.parse(process.env.BENCH_CONFIG));
 const { server } = createServer(variant);
 const [a, b] = InMemoryTransport.createLinkedPair();
 await server.connect(b);
