@@ -166,7 +166,8 @@ function recordClientError(
   rest: unknown[],
 ): void {
   const code = ownValue(error, 'code');
-  const options = rest[1];
+  // RequestOptions is the third argument in SDK 1.x (request, schema, options), the second in 2.x.
+  const options = rest.find((arg) => isRecord(arg) && 'signal' in arg);
   const signal = isRecord(options) ? options.signal : undefined;
   let errorType: string;
   if (signal instanceof AbortSignal && signal.aborted) {
