@@ -94,7 +94,8 @@ export function matrixCases(fixture: Fixture): MatrixCase[] {
     });
   };
   for (const moduleSystem of MODULE_SYSTEMS) {
-    for (const mode of MODES) for (const api of SERVER_APIS) add(moduleSystem, mode, api, 'inmemory');
+    for (const mode of MODES)
+      for (const api of SERVER_APIS) add(moduleSystem, mode, api, 'inmemory');
     add(moduleSystem, 'register', 'McpServer', 'stdio');
   }
   return out;

@@ -141,88 +141,86 @@ describe('the version matrix', () => {
   });
 });
 
-describe.each(fixtures.map((f) => ({ fixture: f, title: `${f.name} (${f.packages.join(' + ')})` })))(
-  '$title',
-  ({ fixture }) => {
-    it.concurrent.each(matrixCases(fixture))(
-      '$label',
-      async (c) => {
-        expect(
-          existsSync(join(fixture.dir, 'node_modules')),
-          `${fixture.name} is not installed: run node scripts/install-fixtures.mjs`,
-        ).toBe(true);
-        const run = `${fixture.name}-${c.label.replaceAll(' ', '-')}`;
-        const child = await limited(() => runApp(c, receiver.endpoint(run)));
-        const detail = `exit ${String(child.code)}\n--- stderr\n${child.stderr}\n--- stdout\n${child.stdout}`;
-        expect(child.code, detail).toBe(0);
-        const lines = child.stdout.trim().split('\n');
-        const report = JSON.parse(lines[lines.length - 1] ?? '{}') as AppReport;
+describe.each(
+  fixtures.map((f) => ({ fixture: f, title: `${f.name} (${f.packages.join(' + ')})` })),
+)('$title', ({ fixture }) => {
+  it.concurrent.each(matrixCases(fixture))(
+    '$label',
+    async (c) => {
+      expect(
+        existsSync(join(fixture.dir, 'node_modules')),
+        `${fixture.name} is not installed: run node scripts/install-fixtures.mjs`,
+      ).toBe(true);
+      const run = `${fixture.name}-${c.label.replaceAll(' ', '-')}`;
+      const child = await limited(() => runApp(c, receiver.endpoint(run)));
+      const detail = `exit ${String(child.code)}\n--- stderr\n${child.stderr}\n--- stdout\n${child.stdout}`;
+      expect(child.code, detail).toBe(0);
+      const lines = child.stdout.trim().split('\n');
+      const report = JSON.parse(lines[lines.length - 1] ?? '{}') as AppReport;
 
-        // The app ran the fixture's own SDK, with the repository's single @opentelemetry/api.
-        expect(report.sdk?.version, detail).toBe(fixture.version);
-        expect(fixture.packages).toContain(report.sdk?.name);
-        expect(report.sdk?.dir.startsWith(join(fixture.dir, 'node_modules')), detail).toBe(true);
-        expect(report.otelApi.loaded, detail).toEqual([ROOT_OTEL_API]);
-        expect(report.otelApi.fromFixture).toBe(ROOT_OTEL_API);
-        // Module hooks patched the SDK's Protocol in auto and register modes, never in manual mode.
-        const hooked = c.mode !== 'manual';
-        expect(report.patched, detail).toEqual({ client: hooked, server: hooked });
+      // The app ran the fixture's own SDK, with the repository's single @opentelemetry/api.
+      expect(report.sdk?.version, detail).toBe(fixture.version);
+      expect(fixture.packages).toContain(report.sdk?.name);
+      expect(report.sdk?.dir.startsWith(join(fixture.dir, 'node_modules')), detail).toBe(true);
+      expect(report.otelApi.loaded, detail).toEqual([ROOT_OTEL_API]);
+      expect(report.otelApi.fromFixture).toBe(ROOT_OTEL_API);
+      // Module hooks patched the SDK's Protocol in auto and register modes, never in manual mode.
+      const hooked = c.mode !== 'manual';
+      expect(report.patched, detail).toEqual({ client: hooked, server: hooked });
 
-        const spans = await receiver.waitFor(
-          run,
-          (s) =>
-            hasCallPair(s, 'fail') &&
-            hasCallPair(s, 'ok') &&
-            findSpan(s, 'tools/call never', SPAN_KIND_CLIENT) !== undefined,
+      const spans = await receiver.waitFor(
+        run,
+        (s) =>
+          hasCallPair(s, 'fail') &&
+          hasCallPair(s, 'ok') &&
+          findSpan(s, 'tools/call never', SPAN_KIND_CLIENT) !== undefined,
+      );
+      expect(receiver.rejectedOf(run)).toEqual([]);
+      const names = spans.map((s) => `${s.kind === SPAN_KIND_SERVER ? 'S' : 'C'} ${s.name}`);
+      const spanDetail = `${detail}\n--- spans\n${names.join('\n')}`;
+      expect(hasCallPair(spans, 'fail'), spanDetail).toBe(true);
+      expect(hasCallPair(spans, 'ok'), spanDetail).toBe(true);
+      for (const s of spans) expect(s.scope).toBe(PACKAGE_NAME);
+
+      // The failing call: one trace, server span parented on the client span, and the trace ID
+      // is the correlationId the client received in the failure object.
+      const failure = report.results.fail._meta?.[TOOL_FAILURE_META_KEY] as
+        { class: string; code: string; correlationId: string } | undefined;
+      expect(report.results.fail.isError).toBe(true);
+      expect(failure, detail).toMatchObject({ class: 'governance', code: 'permission_denied' });
+      const client = findSpan(spans, 'tools/call fail', SPAN_KIND_CLIENT);
+      const server = findSpan(spans, 'tools/call fail', SPAN_KIND_SERVER);
+      expect(client?.traceId).toMatch(HEX32);
+      expect(server?.traceId).toBe(client?.traceId);
+      expect(server?.parentSpanId).toBe(client?.spanId);
+      expect(failure?.correlationId).toBe(client?.traceId);
+      for (const span of [client, server]) {
+        expect(span?.attributes['mcp.tool.failure.class']).toBe('governance');
+        expect(span?.attributes['mcp.tool.failure.code']).toBe('permission_denied');
+        expect(span?.attributes['mcp.tool.failure.correlation_id']).toBe(client?.traceId);
+        expect(span?.attributes['gen_ai.tool.name']).toBe('fail');
+        expect(span?.attributes['network.transport']).toBe(
+          c.transport === 'stdio' ? 'pipe' : 'inproc',
         );
-        expect(receiver.rejectedOf(run)).toEqual([]);
-        const names = spans.map((s) => `${s.kind === SPAN_KIND_SERVER ? 'S' : 'C'} ${s.name}`);
-        const spanDetail = `${detail}\n--- spans\n${names.join('\n')}`;
-        expect(hasCallPair(spans, 'fail'), spanDetail).toBe(true);
-        expect(hasCallPair(spans, 'ok'), spanDetail).toBe(true);
-        for (const s of spans) expect(s.scope).toBe(PACKAGE_NAME);
+      }
 
-        // The failing call: one trace, server span parented on the client span, and the trace ID
-        // is the correlationId the client received in the failure object.
-        const failure = report.results.fail._meta?.[TOOL_FAILURE_META_KEY] as
-          | { class: string; code: string; correlationId: string }
-          | undefined;
-        expect(report.results.fail.isError).toBe(true);
-        expect(failure, detail).toMatchObject({ class: 'governance', code: 'permission_denied' });
-        const client = findSpan(spans, 'tools/call fail', SPAN_KIND_CLIENT);
-        const server = findSpan(spans, 'tools/call fail', SPAN_KIND_SERVER);
-        expect(client?.traceId).toMatch(HEX32);
-        expect(server?.traceId).toBe(client?.traceId);
-        expect(server?.parentSpanId).toBe(client?.spanId);
-        expect(failure?.correlationId).toBe(client?.traceId);
-        for (const span of [client, server]) {
-          expect(span?.attributes['mcp.tool.failure.class']).toBe('governance');
-          expect(span?.attributes['mcp.tool.failure.code']).toBe('permission_denied');
-          expect(span?.attributes['mcp.tool.failure.correlation_id']).toBe(client?.traceId);
-          expect(span?.attributes['gen_ai.tool.name']).toBe('fail');
-          expect(span?.attributes['network.transport']).toBe(
-            c.transport === 'stdio' ? 'pipe' : 'inproc',
-          );
-        }
+      // The succeeding call: same trace shape, no failure.
+      expect(report.results.ok.isError ?? false).toBe(false);
+      expect(report.results.ok._meta?.[TOOL_FAILURE_META_KEY]).toBeUndefined();
+      const okClient = findSpan(spans, 'tools/call ok', SPAN_KIND_CLIENT);
+      const okServer = findSpan(spans, 'tools/call ok', SPAN_KIND_SERVER);
+      expect(okServer?.traceId).toBe(okClient?.traceId);
+      expect(okServer?.parentSpanId).toBe(okClient?.spanId);
+      expect(okClient?.traceId).not.toBe(client?.traceId);
+      for (const span of [okClient, okServer])
+        expect(span?.attributes['mcp.tool.failure.class']).toBeUndefined();
 
-        // The succeeding call: same trace shape, no failure.
-        expect(report.results.ok.isError ?? false).toBe(false);
-        expect(report.results.ok._meta?.[TOOL_FAILURE_META_KEY]).toBeUndefined();
-        const okClient = findSpan(spans, 'tools/call ok', SPAN_KIND_CLIENT);
-        const okServer = findSpan(spans, 'tools/call ok', SPAN_KIND_SERVER);
-        expect(okServer?.traceId).toBe(okClient?.traceId);
-        expect(okServer?.parentSpanId).toBe(okClient?.spanId);
-        expect(okClient?.traceId).not.toBe(client?.traceId);
-        for (const span of [okClient, okServer])
-          expect(span?.attributes['mcp.tool.failure.class']).toBeUndefined();
-
-        // A call aborted before sending: the signal is found in this SDK's request() options.
-        expect(report.results.cancelled).not.toBe('resolved');
-        const never = findSpan(spans, 'tools/call never', SPAN_KIND_CLIENT);
-        expect(never?.attributes['error.type'], spanDetail).toBe('cancelled');
-        expect(findSpan(spans, 'tools/call never', SPAN_KIND_SERVER)).toBeUndefined();
-      },
-      120_000,
-    );
-  },
-);
+      // A call aborted before sending: the signal is found in this SDK's request() options.
+      expect(report.results.cancelled).not.toBe('resolved');
+      const never = findSpan(spans, 'tools/call never', SPAN_KIND_CLIENT);
+      expect(never?.attributes['error.type'], spanDetail).toBe('cancelled');
+      expect(findSpan(spans, 'tools/call never', SPAN_KIND_SERVER)).toBeUndefined();
+    },
+    120_000,
+  );
+});
