@@ -166,9 +166,12 @@ function recordClientError(
   rest: unknown[],
 ): void {
   const code = ownValue(error, 'code');
-  // RequestOptions is the third argument in SDK 1.x (request, schema, options), the second in 2.x.
-  const options = rest.find((arg) => isRecord(arg) && 'signal' in arg);
-  const signal = isRecord(options) ? options.signal : undefined;
+  // Request options follow the result schema in 1.x (`request(req, schema, options)`); in 2.x
+  // the schema is optional and `callTool` passes the options second (`request(req, options)`).
+  const signal = rest
+    .slice(0, 2)
+    .map((arg) => (isRecord(arg) ? ownValue(arg, 'signal') : undefined))
+    .find((s) => s instanceof AbortSignal);
   let errorType: string;
   if (signal instanceof AbortSignal && signal.aborted) {
     errorType = 'cancelled';

@@ -1,8 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   SpanKind,
   SpanStatusCode,
   context,
-  createContextKey,
+  isSpanContextValid,
   trace,
   type Attributes,
   type Context,
@@ -21,6 +22,7 @@ import {
 } from '../semconv.js';
 import { toolFailureResult } from '../tool-failure/build.js';
 import { classifyError } from '../tool-failure/classify.js';
+import { randomTraceLikeId } from '../tool-failure/correlation.js';
 import { isToolFailureError } from '../tool-failure/error.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type {
@@ -57,22 +59,30 @@ interface ServerCall {
   done: boolean;
 }
 
-const SERVER_CALL = createContextKey('omcp.mcp.server.call');
+/**
+ * The call whose handler is running. Kept in our own AsyncLocalStorage, not only in the
+ * OpenTelemetry context, so thrown errors are still caught when no context manager is registered.
+ */
+const currentCall = new AsyncLocalStorage<ServerCall>();
 const TAPPED = Symbol.for('omcp.mcp.tapped');
 /** JSON-RPC codes the conventions do not count as server errors (#404). */
 const NOT_SERVER_ERRORS = new Set([-32700, -32600, -32601, -32602, -32002]);
 const protocolVersions = new WeakMap<object, string>();
 
 /** Notes an error thrown by a handler or tool callback on the call running in `ctx`. */
-export function noteThrown(error: unknown, ctx: Context = context.active()): void {
-  const call = ctx.getValue(SERVER_CALL) as ServerCall | undefined;
+export function noteThrown(error: unknown): void {
+  const call = currentCall.getStore();
   if (call !== undefined && call.thrown === undefined) call.thrown = error;
 }
 
 /** The trace ID of the server call running in `ctx`, if any. */
-export function serverCallTraceId(ctx: Context = context.active()): string | undefined {
-  const call = ctx.getValue(SERVER_CALL) as ServerCall | undefined;
-  return call?.span.spanContext().traceId;
+export function serverCallTraceId(
+  call: ServerCall | undefined = currentCall.getStore(),
+): string | undefined {
+  const spanContext = call?.span.spanContext();
+  return spanContext !== undefined && isSpanContextValid(spanContext)
+    ? spanContext.traceId
+    : undefined;
 }
 
 /**
@@ -102,14 +112,17 @@ export function tapTransport(
     extra?: unknown,
   ): void {
     if (!source.active()) return onmessage.call(this, message, extra);
-    let ctx: Context | undefined;
+    let call: ServerCall | undefined;
     try {
-      ctx = startServerCall(source, protocol, transport, calls, message);
+      call = startServerCall(source, protocol, transport, calls, message);
     } catch (err) {
       source.diag.error('mcp: could not start a server span', err);
     }
-    if (ctx === undefined) return onmessage.call(this, message, extra);
-    return context.with(ctx, () => onmessage.call(this, message, extra));
+    if (call === undefined) return onmessage.call(this, message, extra);
+    const started = call;
+    return currentCall.run(started, () =>
+      context.with(started.ctx, () => onmessage.call(this, message, extra)),
+    );
   };
 
   transport.send = function tappedSend(
@@ -143,7 +156,7 @@ function startServerCall(
   transport: TransportLike,
   calls: Map<unknown, ServerCall>,
   message: JsonRpcMessage,
-): Context | undefined {
+): ServerCall | undefined {
   if (!isRecord(message)) return undefined;
   const method = ownValue(message, 'method');
   const id = ownValue(message, 'id');
@@ -214,16 +227,12 @@ function startServerCall(
     done: false,
   };
   // In-process transports deliver inside the sender's context: drop its client-span marker.
-  const ctx = trace
-    .setSpan(parent, span)
-    .setValue(SERVER_CALL, call)
-    .deleteValue(INSIDE_CLIENT_SPAN);
-  call.ctx = ctx;
+  call.ctx = trace.setSpan(parent, span).deleteValue(INSIDE_CLIENT_SPAN);
   const previous = calls.get(id);
   if (previous !== undefined) endCall(source, previous, 'superseded');
   calls.set(id, call);
   runHook(source, config.requestHook, span, { side: 'server', method, target, params });
-  return ctx;
+  return call;
 }
 
 function finishServerCall(
@@ -310,7 +319,8 @@ function completeToolResult(source: TelemetrySource, call: ServerCall, result: u
   const failure: ToolFailure = {
     class: classification.class,
     code: classification.code,
-    correlationId: call.span.spanContext().traceId,
+    // With no tracer provider the span is a no-op with an all-zero trace ID: use a random ID then.
+    correlationId: serverCallTraceId(call) ?? randomTraceLikeId(),
   };
   if (classification.retryable !== undefined) failure.retryable = classification.retryable;
   if (classification.retryNotBefore !== undefined && classification.retryable === true)
