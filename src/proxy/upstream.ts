@@ -44,6 +44,14 @@ function isParseError(error: unknown): boolean {
   return error instanceof SyntaxError || (error instanceof Error && /zod/i.test(error.name));
 }
 
+/** A message the client could not read or place: unparsable, or no JSON-RPC shape it knows. */
+function isGarbage(error: unknown): boolean {
+  return (
+    isParseError(error) ||
+    (error instanceof Error && error.message.startsWith('Unknown message type'))
+  );
+}
+
 /** What one upstream request needs besides its method and params. */
 export interface UpstreamRequestOptions {
   signal?: AbortSignal;
@@ -106,7 +114,7 @@ export class UpstreamLink {
       if (this.client === client) this.client = undefined;
     };
     client.onerror = (error) => {
-      if (!isParseError(error)) return;
+      if (!isGarbage(error)) return;
       for (const controller of this.inflight) controller.abort(MALFORMED);
     };
     client.fallbackNotificationHandler = async (notification) => {
