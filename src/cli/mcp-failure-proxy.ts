@@ -20,8 +20,6 @@ function wantsTelemetry(env: NodeJS.ProcessEnv): boolean {
 async function startTelemetryIfConfigured(): Promise<void> {
   if (!wantsTelemetry(process.env)) return;
   if (process.execArgv.some((a) => a.includes(REGISTER_ENTRY))) return;
-  // A relay must not add failure objects to upstream results; the proxy also guards the wire.
-  process.env.OTEL_INSTRUMENTATION_MCP_ADD_FAILURE_OBJECTS ??= 'false';
   try {
     // Resolved from this script's real location (no import.meta: the file is also built as CommonJS).
     const self = pathToFileURL(realpathSync(process.argv[1] ?? '.')).href;

@@ -69,6 +69,17 @@ const TAPPED = Symbol.for('omcp.mcp.tapped');
 const NOT_SERVER_ERRORS = new Set([-32700, -32600, -32601, -32602, -32002]);
 const protocolVersions = new WeakMap<object, string>();
 
+/** Results a relaying proxy passes on: the server tap records them but never completes them. */
+const relayed: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[
+  Symbol.for('omcp.mcp.relayed')
+] ??= new WeakSet<object>()) as WeakSet<object>;
+
+/** Marks `result` as relayed from an upstream server, so no failure object is added to it here. */
+export function markRelayed<T>(result: T): T {
+  if (typeof result === 'object' && result !== null) relayed.add(result);
+  return result;
+}
+
 /** Notes an error thrown by a handler or tool callback on the call running in `ctx`. */
 export function noteThrown(error: unknown): void {
   const call = currentCall.getStore();
@@ -309,6 +320,10 @@ function finishServerCall(
 function completeToolResult(source: TelemetrySource, call: ServerCall, result: unknown): unknown {
   const config = source.config();
   if (!isRecord(result) || result.isError !== true) return result;
+  if (relayed.has(result)) {
+    call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'upstream');
+    return result;
+  }
   const reading: ToolFailureReading = readToolFailure(result, { metaKey: config.metaKey });
   if (reading.status !== 'absent') {
     call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'server');

@@ -1,3 +1,4 @@
+import { markRelayed } from '../core/server.js';
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -111,7 +112,8 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
       if (method === 'tools/list')
         for (const [name, hint] of idempotentToolsOf(result)) idempotent.set(name, hint);
       ledger.set(extra.requestId, result);
-      return result;
+      // Tell a server-side instrumentation in this process that the result is relayed, not ours.
+      return markRelayed(result);
     } catch (error) {
       if (error instanceof RelayedRpcError) throw error;
       if (!(error instanceof UpstreamError)) throw error;

@@ -161,4 +161,24 @@ describe('relay through createToolFailureProxy (in memory)', () => {
     const r = await p.client.callTool({ name: 'x', arguments: {} });
     expect(r._meta).toStrictEqual({ [KEY]: failure });
   });
+
+  it('adds no failure object to a bare upstream error, on the wire or in its own span', async () => {
+    const upstream = scriptedUpstream(() => ({
+      result: { content: [{ type: 'text', text: 'upstream says no' }], isError: true },
+    }));
+    const p = await throughProxy({ upstream: upstream.factory });
+    close = p.close;
+    const r = await p.client.callTool({ name: 'bare', arguments: {} });
+    expect(r).toStrictEqual({
+      content: [{ type: 'text', text: 'upstream says no' }],
+      isError: true,
+    });
+    const proxyServer = t
+      .finished()
+      .filter((s) => s.name === 'tools/call bare' && s.kind === SpanKind.SERVER)
+      .find((s) => s.attributes['mcp.tool.failure.source'] === 'upstream');
+    expect(proxyServer).toBeDefined();
+    expect(proxyServer?.attributes).not.toHaveProperty('mcp.tool.failure.class');
+    expect(proxyServer?.attributes['error.type']).toBe('tool_error');
+  });
 });
