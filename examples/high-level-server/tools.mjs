@@ -14,10 +14,13 @@ export const EXPECTED = Object.freeze({
 
 /**
  * Builds the server. `search_flights` fails `flakyFailures` times, then succeeds, so a client
- * with a retry policy sees a transient failure go away.
+ * with a retry policy sees a transient failure go away. `capabilities` are declared up front.
  */
-export function createTravelServer({ flakyFailures = 1 } = {}) {
-  const server = new McpServer({ name: 'travel-desk', version: '1.0.0' });
+export function createTravelServer({ flakyFailures = 1, capabilities } = {}) {
+  const server = new McpServer(
+    { name: 'travel-desk', version: '1.0.0' },
+    capabilities === undefined ? undefined : { capabilities },
+  );
   let searches = 0;
 
   // Idempotent and transient: the one failure a client may retry by itself.

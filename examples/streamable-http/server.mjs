@@ -12,8 +12,7 @@ import { registerConformanceTools } from './conformance-tools.mjs';
 
 /** One McpServer per request: stateless Streamable HTTP keeps no session between requests. */
 function createMcpServer() {
-  const server = createTravelServer({ flakyFailures: 1 });
-  server.server.registerCapabilities({ logging: {} });
+  const server = createTravelServer({ flakyFailures: 1, capabilities: { logging: {} } });
   registerConformanceTools(server);
   return server;
 }
