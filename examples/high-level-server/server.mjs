@@ -6,12 +6,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { check, expectFailure, report } from '../check.mjs';
+import { check, expectFailure, report, spanExporter } from '../check.mjs';
 import { EXPECTED, createTravelServer } from './tools.mjs';
 
 if (process.argv.includes('--stdio')) {
   await createTravelServer().connect(new StdioServerTransport());
 } else {
+  spanExporter(); // fails early, with the command to use, when the telemetry is not loaded
   const server = createTravelServer({ flakyFailures: 1 });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -24,7 +25,10 @@ if (process.argv.includes('--stdio')) {
   }
   // search_flights failed once; the second call succeeds and carries no failure object.
   const ok = await client.callTool({ name: 'search_flights', arguments: {} });
-  check(ok.isError !== true && ok._meta === undefined, 'search_flights: second call should succeed');
+  check(
+    ok.isError !== true && ok._meta === undefined,
+    'search_flights: second call should succeed',
+  );
   console.log('search_flights: ok on the second call');
 
   await client.close();

@@ -5,20 +5,26 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ToolFailureError, toolFailure } from '@omcp/instrumentation-mcp';
-import { check, expectFailure, report } from '../check.mjs';
+import { check, expectFailure, report, spanExporter } from '../check.mjs';
+
+spanExporter(); // fails early, with the command to use, when the telemetry is not loaded
 
 const TOOLS = [
-  { name: 'delete_repository', inputSchema: { type: 'object' }, annotations: { destructiveHint: true } },
+  {
+    name: 'delete_repository',
+    inputSchema: { type: 'object' },
+    annotations: { destructiveHint: true },
+  },
   { name: 'read_secret', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
   { name: 'get_issue', inputSchema: { type: 'object', properties: { id: { type: 'number' } } } },
 ];
 
-const server = new Server({ name: 'repo-admin', version: '1.0.0' }, { capabilities: { tools: {} } });
+const server = new Server(
+  { name: 'repo-admin', version: '1.0.0' },
+  { capabilities: { tools: {} } },
+);
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   switch (request.params.name) {
@@ -43,11 +49,16 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
         class: 'capability',
         code: id === undefined ? 'invalid_input' : 'resource_not_found',
         message: id === undefined ? 'Missing argument: id.' : `Issue ${id} does not exist.`,
-        agentGuidance: id === undefined ? 'Pass the issue number as id.' : 'Check the issue number.',
+        agentGuidance:
+          id === undefined ? 'Pass the issue number as id.' : 'Check the issue number.',
       }).toResult();
     }
     default:
-      return toolFailure({ class: 'capability', code: 'capability_unsupported', message: 'Unknown tool.' });
+      return toolFailure({
+        class: 'capability',
+        code: 'capability_unsupported',
+        message: 'Unknown tool.',
+      });
   }
 });
 

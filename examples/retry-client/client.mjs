@@ -26,6 +26,7 @@ function dispatch(report) {
   }
 }
 
+spanExporter(); // fails early, with the command to use, when the telemetry is not loaded
 const server = createTravelServer({ flakyFailures: 1 });
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 await server.connect(serverSide);
@@ -53,7 +54,10 @@ for (const [tool, want] of Object.entries(expected)) {
     `${tool}: ${step.action} after ${report.attempts} attempt(s) (${report.outcome}) - ${step.say}`,
   );
   check(step.action === want.action, `${tool}: expected ${want.action}, got ${step.action}`);
-  check(report.attempts === want.attempts, `${tool}: expected ${want.attempts} attempt(s), got ${report.attempts}`);
+  check(
+    report.attempts === want.attempts,
+    `${tool}: expected ${want.attempts} attempt(s), got ${report.attempts}`,
+  );
   if (want.reason) {
     check(report.decision?.reason === want.reason, `${tool}: expected stop reason ${want.reason}`);
   }

@@ -3,10 +3,11 @@
 //   node --import ./examples/telemetry.mjs examples/streamable-http/client.mjs
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { check, expectFailure, report } from '../check.mjs';
+import { check, expectFailure, report, spanExporter } from '../check.mjs';
 import { EXPECTED } from '../high-level-server/tools.mjs';
 import { startServer } from './server.mjs';
 
+spanExporter(); // fails early, with the command to use, when the telemetry is not loaded
 const { url, close } = await startServer();
 try {
   const client = new Client({ name: 'http-example', version: '1.0.0' });

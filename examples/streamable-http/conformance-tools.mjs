@@ -79,11 +79,7 @@ export function registerConformanceTools(server) {
     },
   );
   // A plain throw, as the suite asks. Instrumented, the client also gets a classified failure.
-  server.registerTool(
-    'test_error_handling',
-    { description: 'Always fails.' },
-    async () => {
-      throw new Error('This tool intentionally returns an error for testing');
-    },
-  );
+  server.registerTool('test_error_handling', { description: 'Always fails.' }, async () => {
+    throw new Error('This tool intentionally returns an error for testing');
+  });
 }

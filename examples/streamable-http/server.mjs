@@ -34,15 +34,13 @@ export async function startServer({ port = 0 } = {}) {
     }
     if (req.method !== 'POST') {
       // Stateless: no standalone SSE stream and no session to delete.
-      res
-        .writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32000, message: 'Method not allowed.' },
-            id: null,
-          }),
-        );
+      res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed.' },
+          id: null,
+        }),
+      );
       return;
     }
     const server = createMcpServer();
