@@ -28,11 +28,13 @@ export const SCENARIOS = [
 
 /** What an agent does with the outcome of one logical call. */
 export function agentAction(report) {
-  if (report.outcome === 'success') return report.attempts > 1 ? 'retried, then used the result' : 'used the result';
+  if (report.outcome === 'success')
+    return report.attempts > 1 ? 'retried, then used the result' : 'used the result';
   const d = report.decision;
   if (d?.action === 'out_of_band') return 'asked the user to act';
   if (d?.action === 'surface') return 'tried another approach';
-  if (d?.action === 'stop' && d.reason === 'not_idempotent') return 'asked the user before resending';
+  if (d?.action === 'stop' && d.reason === 'not_idempotent')
+    return 'asked the user before resending';
   if (d?.action === 'stop') return `stopped (${d.reason})`;
   return 'stopped';
 }
@@ -41,8 +43,17 @@ function connect() {
   const transport = new StdioClientTransport({
     command: node,
     args: [
-      '--import', register, proxyCli, '--stdio', '--',
-      'env', 'OTEL_SERVICE_NAME=omcp-demo-server', node, '--import', register, 'demo/server.mjs',
+      '--import',
+      register,
+      proxyCli,
+      '--stdio',
+      '--',
+      'env',
+      'OTEL_SERVICE_NAME=omcp-demo-server',
+      node,
+      '--import',
+      register,
+      'demo/server.mjs',
     ],
     cwd: root,
     env: { ...process.env, OTEL_SERVICE_NAME: 'omcp-demo-proxy' },
@@ -52,26 +63,45 @@ function connect() {
   return client.connect(transport).then(() => client);
 }
 
+// The failure behind the last retry of each task, so a call that succeeded in the end still
+// shows what it recovered from.
+const retried = new Map();
+
 async function callOnce(retrying, tracer, scenario) {
   return tracer.startActiveSpan(`agent task ${scenario.tool}`, async (span) => {
     const traceId = span.spanContext().traceId;
     try {
-      const report = await retrying.callToolWithRetry({ name: scenario.tool, arguments: scenario.args });
+      const report = await retrying.callToolWithRetry({
+        name: scenario.tool,
+        arguments: scenario.args,
+      });
+      const recovered = report.outcome === 'success' ? retried.get(traceId) : undefined;
+      retried.delete(traceId);
       return {
         tool: scenario.tool,
         note: scenario.note,
         traceId,
         outcome: report.outcome,
         attempts: report.attempts,
-        class: report.failure?.class ?? report.decision?.failure?.class,
-        code: report.failure?.code ?? report.decision?.failure?.code,
+        class: report.failure?.class ?? report.decision?.failure?.class ?? recovered?.class,
+        code: report.failure?.code ?? report.decision?.failure?.code ?? recovered?.code,
         agentGuidance: report.failure?.agentGuidance,
-        correlationId: report.failure?.correlationId ?? report.decision?.failure?.correlationId,
+        correlationId:
+          report.failure?.correlationId ??
+          report.decision?.failure?.correlationId ??
+          recovered?.correlationId,
         stopReason: report.decision?.action === 'stop' ? report.decision.reason : undefined,
         action: agentAction(report),
       };
     } catch (error) {
-      return { tool: scenario.tool, note: scenario.note, traceId, outcome: 'error', attempts: 1, action: `error: ${error.message}` };
+      return {
+        tool: scenario.tool,
+        note: scenario.note,
+        traceId,
+        outcome: 'error',
+        attempts: 1,
+        action: `error: ${error.message}`,
+      };
     } finally {
       span.end();
     }
@@ -81,7 +111,20 @@ async function callOnce(retrying, tracer, scenario) {
 async function main() {
   const tracer = trace.getTracer('omcp-demo-agent');
   const client = await connect();
-  const retrying = withToolRetry(client, { maxAttempts: 4, maxElapsedMs: 10_000, backoff: { initialDelayMs: 50, maxDelayMs: 500, multiplier: 2, jitter: 'full' } });
+  const retrying = withToolRetry(client, {
+    maxAttempts: 4,
+    maxElapsedMs: 10_000,
+    backoff: { initialDelayMs: 50, maxDelayMs: 500, multiplier: 2, jitter: 'full' },
+    onRetry: (info) => {
+      const traceId = trace.getActiveSpan()?.spanContext().traceId;
+      if (traceId !== undefined) retried.set(traceId, info.failure);
+      if (process.env.DEMO_LOAD !== '1') {
+        process.stdout.write(
+          `  ${info.toolName.padEnd(22)} ${info.failure.class}/${info.failure.code}: retry ${info.attempt + 1} in ${info.delayMs} ms (${info.delaySource})\n`,
+        );
+      }
+    },
+  });
   await retrying.listTools();
   const load = process.env.DEMO_LOAD === '1';
   const rows = [];
@@ -103,16 +146,20 @@ async function main() {
     while (Date.now() - start < durationMs) {
       const scenario = pool[sent % pool.length];
       sent++;
-      const p = context.with(context.active(), () => callOnce(retrying, tracer, scenario)).then((row) => {
-        rows.push(row);
-        pending.delete(p);
-      });
+      const p = context
+        .with(context.active(), () => callOnce(retrying, tracer, scenario))
+        .then((row) => {
+          rows.push(row);
+          pending.delete(p);
+        });
       pending.add(p);
       await new Promise((r) => setTimeout(r, 1000 / rate));
       if (Date.now() - lastReport >= 5000) {
         lastReport = Date.now();
         const s = Math.round((Date.now() - start) / 1000);
-        process.stdout.write(`  load: ${s}s / ${durationMs / 1000}s, ${sent} calls sent, ${rows.length} done, ${rows.filter((r) => r.outcome !== 'success').length} failed\n`);
+        process.stdout.write(
+          `  load: ${s}s / ${durationMs / 1000}s, ${sent} calls sent, ${rows.length} done, ${rows.filter((r) => r.outcome !== 'success').length} failed\n`,
+        );
       }
     }
     await Promise.all(pending);

@@ -19,7 +19,11 @@ const nth = (tool) => {
 
 server.registerTool(
   'weather_lookup',
-  { description: 'Read-only forecast lookup; the upstream is flaky.', inputSchema: { city: z.string() }, annotations: readOnly },
+  {
+    description: 'Read-only forecast lookup; the upstream is flaky.',
+    inputSchema: { city: z.string() },
+    annotations: readOnly,
+  },
   async ({ city }) => {
     // Fails twice, then succeeds: the client retries it, after retryNotBefore each time.
     if (nth('weather_lookup') % failEvery !== 0) {
@@ -38,7 +42,11 @@ server.registerTool(
 
 server.registerTool(
   'send_email',
-  { description: 'Sends an email (not idempotent).', inputSchema: { to: z.string() }, annotations: { destructiveHint: false, idempotentHint: false } },
+  {
+    description: 'Sends an email (not idempotent).',
+    inputSchema: { to: z.string() },
+    annotations: { destructiveHint: false, idempotentHint: false },
+  },
   async () => {
     throw new ToolFailureError({
       class: 'reliability',
@@ -50,61 +58,92 @@ server.registerTool(
   },
 );
 
-server.registerTool('calendar_events', { description: 'Lists calendar events.', annotations: readOnly }, async () =>
-  toolFailure({
-    class: 'governance',
-    code: 'auth_required',
-    message: 'The calendar account is not connected.',
-    agentGuidance: 'Ask the user to connect their calendar account, then retry.',
-  }),
+server.registerTool(
+  'calendar_events',
+  { description: 'Lists calendar events.', annotations: readOnly },
+  async () =>
+    toolFailure({
+      class: 'governance',
+      code: 'auth_required',
+      message: 'The calendar account is not connected.',
+      agentGuidance: 'Ask the user to connect their calendar account, then retry.',
+    }),
 );
 
-server.registerTool('delete_repository', { description: 'Deletes a repository.', inputSchema: { name: z.string() } }, async () => {
-  // An upstream API's 403, thrown as is: the instrumentation classifies it.
-  throw Object.assign(new Error('GitHub API: 403 Must have admin rights to Repository.'), { status: 403 });
-});
-
-server.registerTool('export_customer_data', { description: 'Exports customer records.' }, async () =>
-  toolFailure({
-    class: 'governance',
-    code: 'policy_blocked',
-    message: 'Bulk export of customer data is blocked by the data-residency policy.',
-    agentGuidance: 'Tell the user this export needs approval from the data protection officer.',
-  }),
+server.registerTool(
+  'delete_repository',
+  { description: 'Deletes a repository.', inputSchema: { name: z.string() } },
+  async () => {
+    // An upstream API's 403, thrown as is: the instrumentation classifies it.
+    throw Object.assign(new Error('GitHub API: 403 Must have admin rights to Repository.'), {
+      status: 403,
+    });
+  },
 );
 
-server.registerTool('book_flight', { description: 'Books a flight.', inputSchema: { flight: z.string() } }, async () =>
-  toolFailure({
-    class: 'governance',
-    code: 'user_action_required',
-    message: 'The fare changed; the traveller must confirm the new price.',
-    agentGuidance: 'Show the user the new fare and ask them to confirm before booking.',
-  }),
+server.registerTool(
+  'export_customer_data',
+  { description: 'Exports customer records.' },
+  async () =>
+    toolFailure({
+      class: 'governance',
+      code: 'policy_blocked',
+      message: 'Bulk export of customer data is blocked by the data-residency policy.',
+      agentGuidance: 'Tell the user this export needs approval from the data protection officer.',
+    }),
 );
 
-server.registerTool('render_video', { description: 'Renders a video.', annotations: readOnly }, async () =>
-  toolFailure({
-    class: 'capability',
-    code: 'capability_unsupported',
-    message: 'This server has no GPU renderer.',
-    agentGuidance: 'Offer the user a still-image preview instead.',
-  }),
+server.registerTool(
+  'book_flight',
+  { description: 'Books a flight.', inputSchema: { flight: z.string() } },
+  async () =>
+    toolFailure({
+      class: 'governance',
+      code: 'user_action_required',
+      message: 'The fare changed; the traveller must confirm the new price.',
+      agentGuidance: 'Show the user the new fare and ask them to confirm before booking.',
+    }),
+);
+
+server.registerTool(
+  'render_video',
+  { description: 'Renders a video.', annotations: readOnly },
+  async () =>
+    toolFailure({
+      class: 'capability',
+      code: 'capability_unsupported',
+      message: 'This server has no GPU renderer.',
+      agentGuidance: 'Offer the user a still-image preview instead.',
+    }),
 );
 
 server.registerTool(
   'create_invoice',
-  { description: 'Creates an invoice.', inputSchema: { amount: z.number().positive(), currency: z.string().length(3) } },
+  {
+    description: 'Creates an invoice.',
+    inputSchema: { amount: z.number().positive(), currency: z.string().length(3) },
+  },
   async ({ amount, currency }) => text(`Invoice for ${amount} ${currency}`),
 );
 
-server.registerTool('read_document', { description: 'Reads a document.', inputSchema: { id: z.string() }, annotations: readOnly }, async ({ id }) => {
-  throw Object.assign(new Error(`document ${id} not found in bucket docs-prod-eu`), { status: 404 });
-});
+server.registerTool(
+  'read_document',
+  { description: 'Reads a document.', inputSchema: { id: z.string() }, annotations: readOnly },
+  async ({ id }) => {
+    throw Object.assign(new Error(`document ${id} not found in bucket docs-prod-eu`), {
+      status: 404,
+    });
+  },
+);
 
-server.registerTool('summarize_notes', { description: 'Summarises notes.', annotations: readOnly }, async () => {
-  // An ordinary bug: the instrumentation classifies it as internal_error, keeps the stack on the server.
-  const notes = undefined;
-  return text(notes.trim());
-});
+server.registerTool(
+  'summarize_notes',
+  { description: 'Summarises notes.', annotations: readOnly },
+  async () => {
+    // An ordinary bug: the instrumentation classifies it as internal_error, keeps the stack on the server.
+    const notes = undefined;
+    return text(notes.trim());
+  },
+);
 
 await server.connect(new StdioServerTransport());
