@@ -47,4 +47,11 @@ export default tseslint.config(
       },
     },
   },
+  {
+    // Version-matrix fixture apps: plain Node.js scripts.
+    files: ['test/fixtures/**/*.cjs', 'test/fixtures/**/*.mjs'],
+    languageOptions: {
+      globals: { exports: 'writable', __filename: 'readonly', AbortSignal: 'readonly' },
+    },
+  },
 );

@@ -86,3 +86,9 @@ export {
   systemClock,
   createRetryBudget,
 } from './retry/index.js';
+export { createToolFailureProxy } from './proxy/index.js';
+export type {
+  ToolFailureProxy,
+  ToolFailureProxyOptions,
+  UpstreamTransportFactory,
+} from './proxy/index.js';

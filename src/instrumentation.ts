@@ -15,7 +15,7 @@ import type { McpInstrumentationConfig } from './types.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
 /** Supported `@modelcontextprotocol/sdk` versions (one line, closed range). */
-export const SDK_V1_RANGE = '>=1.10.0 <2';
+export const SDK_V1_RANGE = '>=1.10.2 <2';
 /** Supported `@modelcontextprotocol/client` / `server` versions. */
 export const SDK_V2_RANGE = '>=2.0.0 <3';
 

@@ -93,10 +93,14 @@ function instrumentMcpServerInstance(server: Record<string | symbol, unknown>): 
   }
 }
 
-/** Wraps the callback field of a registered tool (`handler` in newer 1.x, `callback` in older). */
+/**
+ * Wraps the callback fields of a registered tool: `callback` (older 1.x), `handler` (newer
+ * 1.x, read on every call) and `executor` (2.x, a closure over the handler built at registration,
+ * which is what 2.x calls).
+ */
 function wrapRegisteredToolCallback(tool: unknown): void {
   if (!isRecord(tool)) return;
-  for (const field of ['handler', 'callback']) {
+  for (const field of ['handler', 'callback', 'executor']) {
     const cb = tool[field];
     if (typeof cb === 'function') tool[field] = wrapToolCallback(cb as AnyFn);
   }

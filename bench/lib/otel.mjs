@@ -92,7 +92,7 @@ export function setupOtel({ spanExporter, batch = BATCH } = {}) {
   metrics.setGlobalMeterProvider(meterProvider);
   const logExporter = new CountingExporter(0);
   const loggerProvider = new LoggerProvider({
-    processors: [new BatchLogRecordProcessor(logExporter)],
+    processors: [new BatchLogRecordProcessor({ exporter: logExporter })],
   });
   logs.setGlobalLoggerProvider(loggerProvider);
   return { spans, tracerProvider, meterProvider, loggerProvider, reader };

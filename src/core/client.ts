@@ -166,8 +166,12 @@ function recordClientError(
   rest: unknown[],
 ): void {
   const code = ownValue(error, 'code');
-  const options = rest[1];
-  const signal = isRecord(options) ? options.signal : undefined;
+  // Request options follow the result schema in 1.x (`request(req, schema, options)`); in 2.x
+  // the schema is optional and `callTool` passes the options second (`request(req, options)`).
+  const signal = rest
+    .slice(0, 2)
+    .map((arg) => (isRecord(arg) ? ownValue(arg, 'signal') : undefined))
+    .find((s) => s instanceof AbortSignal);
   let errorType: string;
   if (signal instanceof AbortSignal && signal.aborted) {
     errorType = 'cancelled';

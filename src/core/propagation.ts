@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, propagation, type Context, type TextMapGetter } from '@opentelemetry/api';
-import { isRecord } from './safe.js';
+import { isRecord, ownValue } from './safe.js';
 
 const metaGetter: TextMapGetter<Record<string, unknown>> = {
   keys(carrier) {
@@ -31,16 +31,23 @@ export function injectIntoParams(params: unknown, ctx: Context): unknown {
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier);
   if (Object.keys(carrier).length === 0) return params;
-  const base = isRecord(params) ? params : {};
-  const meta = isRecord(base._meta) ? base._meta : {};
+  if (params !== undefined && !isRecord(params)) return params;
+  const base = params ?? {};
+  const meta: unknown = base._meta;
+  // A _meta the caller set to something other than an object is theirs to send as it is.
+  if (meta !== undefined && !isRecord(meta)) return params;
   return { ...base, _meta: { ...carrier, ...meta } };
 }
 
 /** The remote context carried in `params._meta`, or `undefined` when none is there. */
 export function extractFromParams(params: unknown): Context | undefined {
-  if (!isRecord(params)) return undefined;
-  const meta = params._meta;
-  if (!isRecord(meta)) return undefined;
-  const ctx = propagation.extract(ROOT_CONTEXT, meta, metaGetter);
-  return ctx === ROOT_CONTEXT ? undefined : ctx;
+  try {
+    const meta = ownValue(params, '_meta');
+    if (!isRecord(meta)) return undefined;
+    const ctx = propagation.extract(ROOT_CONTEXT, meta, metaGetter);
+    return ctx === ROOT_CONTEXT ? undefined : ctx;
+  } catch {
+    // A hostile _meta or a broken propagator: no remote parent, the call goes on.
+    return undefined;
+  }
 }

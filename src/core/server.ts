@@ -1,8 +1,10 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   SpanKind,
   SpanStatusCode,
   context,
   createContextKey,
+  isSpanContextValid,
   trace,
   type Attributes,
   type Context,
@@ -21,6 +23,7 @@ import {
 } from '../semconv.js';
 import { toolFailureResult } from '../tool-failure/build.js';
 import { classifyError } from '../tool-failure/classify.js';
+import { randomTraceLikeId } from '../tool-failure/correlation.js';
 import { isToolFailureError } from '../tool-failure/error.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type {
@@ -57,22 +60,49 @@ interface ServerCall {
   done: boolean;
 }
 
+/** The call whose handler is running, in the OpenTelemetry context of that handler. */
 const SERVER_CALL = createContextKey('omcp.mcp.server.call');
+/**
+ * The same, for processes with no OpenTelemetry context manager, where `context.with` does not
+ * propagate: only then is this store used (an active AsyncLocalStorage costs every promise).
+ */
+const fallbackCall = new AsyncLocalStorage<ServerCall>();
+
+function runningCall(): ServerCall | undefined {
+  return (
+    (context.active().getValue(SERVER_CALL) as ServerCall | undefined) ?? fallbackCall.getStore()
+  );
+}
 const TAPPED = Symbol.for('omcp.mcp.tapped');
 /** JSON-RPC codes the conventions do not count as server errors (#404). */
 const NOT_SERVER_ERRORS = new Set([-32700, -32600, -32601, -32602, -32002]);
 const protocolVersions = new WeakMap<object, string>();
 
+/** Results a relaying proxy passes on: the server tap records them but never completes them. */
+const relayed: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[
+  Symbol.for('omcp.mcp.relayed')
+] ??= new WeakSet<object>()) as WeakSet<object>;
+
+/** Marks `result` as relayed from an upstream server, so no failure object is added to it here. */
+export function markRelayed<T>(result: T): T {
+  if (typeof result === 'object' && result !== null) relayed.add(result);
+  return result;
+}
+
 /** Notes an error thrown by a handler or tool callback on the call running in `ctx`. */
-export function noteThrown(error: unknown, ctx: Context = context.active()): void {
-  const call = ctx.getValue(SERVER_CALL) as ServerCall | undefined;
+export function noteThrown(error: unknown): void {
+  const call = runningCall();
   if (call !== undefined && call.thrown === undefined) call.thrown = error;
 }
 
 /** The trace ID of the server call running in `ctx`, if any. */
-export function serverCallTraceId(ctx: Context = context.active()): string | undefined {
-  const call = ctx.getValue(SERVER_CALL) as ServerCall | undefined;
-  return call?.span.spanContext().traceId;
+export function serverCallTraceId(
+  call: ServerCall | undefined = runningCall(),
+): string | undefined {
+  const spanContext = call?.span.spanContext();
+  return spanContext !== undefined && isSpanContextValid(spanContext)
+    ? spanContext.traceId
+    : undefined;
 }
 
 /**
@@ -102,14 +132,19 @@ export function tapTransport(
     extra?: unknown,
   ): void {
     if (!source.active()) return onmessage.call(this, message, extra);
-    let ctx: Context | undefined;
+    let call: ServerCall | undefined;
     try {
-      ctx = startServerCall(source, protocol, transport, calls, message);
+      call = startServerCall(source, protocol, transport, calls, message);
     } catch (err) {
       source.diag.error('mcp: could not start a server span', err);
     }
-    if (ctx === undefined) return onmessage.call(this, message, extra);
-    return context.with(ctx, () => onmessage.call(this, message, extra));
+    if (call === undefined) return onmessage.call(this, message, extra);
+    const started = call;
+    return context.with(started.ctx, () =>
+      context.active() === started.ctx
+        ? onmessage.call(this, message, extra)
+        : fallbackCall.run(started, () => onmessage.call(this, message, extra)),
+    );
   };
 
   transport.send = function tappedSend(
@@ -143,7 +178,7 @@ function startServerCall(
   transport: TransportLike,
   calls: Map<unknown, ServerCall>,
   message: JsonRpcMessage,
-): Context | undefined {
+): ServerCall | undefined {
   if (!isRecord(message)) return undefined;
   const method = ownValue(message, 'method');
   const id = ownValue(message, 'id');
@@ -221,7 +256,7 @@ function startServerCall(
   if (previous !== undefined) endCall(source, previous, 'superseded');
   calls.set(id, call);
   runHook(source, config.requestHook, span, { side: 'server', method, target, params });
-  return ctx;
+  return call;
 }
 
 function finishServerCall(
@@ -303,6 +338,10 @@ function completeToolResult(
 ): { result: unknown; reading?: ToolFailureReading } {
   const config = source.config();
   if (!isRecord(result) || result.isError !== true) return { result };
+  if (relayed.has(result)) {
+    call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'upstream');
+    return { result };
+  }
   const reading: ToolFailureReading = readToolFailure(result, { metaKey: config.metaKey });
   if (reading.status !== 'absent') {
     call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'server');
@@ -313,7 +352,8 @@ function completeToolResult(
   const failure: ToolFailure = {
     class: classification.class,
     code: classification.code,
-    correlationId: call.span.spanContext().traceId,
+    // With no tracer provider the span is a no-op with an all-zero trace ID: use a random ID then.
+    correlationId: serverCallTraceId(call) ?? randomTraceLikeId(),
   };
   if (classification.retryable !== undefined) failure.retryable = classification.retryable;
   if (classification.retryNotBefore !== undefined && classification.retryable === true)

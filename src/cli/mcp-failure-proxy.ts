@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+/**
+ * The `mcp-failure-proxy` executable: a thin shell over `parseProxyArgs` and
+ * `runFailureProxy`. With OTEL_* exporter settings it starts this package's telemetry first,
+ * then loads the MCP SDK, so the proxy's own spans join the caller's trace.
+ */
+import { realpathSync } from 'node:fs';
+import { register } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { PROXY_EXIT, PROXY_USAGE, ProxyUsageError, parseProxyArgs } from '../proxy/args.js';
+
+const REGISTER_ENTRY = '@omcp/instrumentation-mcp/register';
+
+function wantsTelemetry(env: NodeJS.ProcessEnv): boolean {
+  const exporter = env.OTEL_TRACES_EXPORTER;
+  if (exporter !== undefined && exporter !== '' && exporter !== 'none') return true;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+async function startTelemetryIfConfigured(): Promise<void> {
+  if (!wantsTelemetry(process.env)) return;
+  if (process.execArgv.some((a) => a.includes(REGISTER_ENTRY))) return;
+  try {
+    // Resolved from this script's real location (no import.meta: the file is also built as CommonJS).
+    const self = pathToFileURL(realpathSync(process.argv[1] ?? '.')).href;
+    register('@opentelemetry/instrumentation/hook.mjs', self);
+    const { startTelemetry } = await import('../register/start.js');
+    startTelemetry();
+  } catch (error) {
+    process.stderr.write(
+      `mcp-failure-proxy: telemetry not started: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let options;
+  try {
+    options = parseProxyArgs(argv);
+  } catch (error) {
+    if (!(error instanceof ProxyUsageError)) throw error;
+    process.stderr.write(`mcp-failure-proxy: ${error.message} (see --help)\n`);
+    return PROXY_EXIT.usage;
+  }
+  if (options === 'help') {
+    process.stdout.write(PROXY_USAGE);
+    return PROXY_EXIT.ok;
+  }
+  await startTelemetryIfConfigured();
+  const { runFailureProxy } = await import('../proxy/run.js');
+  return runFailureProxy(options, {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    onShutdown(stop) {
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, stop);
+    },
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `mcp-failure-proxy: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exitCode = PROXY_EXIT.failed;
+  },
+);

@@ -1,0 +1,112 @@
+/**
+ * The `mcp-failure-proxy` command line, parsed without I/O. Exit codes of the CLI: 0 after a
+ * clean shutdown, 1 when serving failed (e.g. the port is taken), 2 for a usage error.
+ */
+import { parseArgs } from 'node:util';
+
+/** Exit codes. */
+export const PROXY_EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2 });
+
+export const PROXY_USAGE = `Usage: mcp-failure-proxy (--stdio | --listen HOST:PORT) (--upstream-url URL | -- COMMAND [ARGS...]) [options]
+
+Relays MCP between clients and one upstream server, preserving tool failures
+(_meta["io.modelcontextprotocol/toolFailure"]) unchanged, and continuing the trace.
+
+Downstream (clients):
+  --stdio               Serve one client on standard input and output
+  --listen HOST:PORT    Serve Streamable HTTP at http://HOST:PORT/mcp (PORT 0: any free port)
+Upstream (server):
+  -- COMMAND [ARGS...]  Start the server as a child process and speak stdio with it
+  --upstream-url URL    Connect to a Streamable HTTP server
+Options:
+  --timeout MS          Longest wait for one upstream answer (default 30000)
+  --connect-timeout MS  Longest wait to reach the upstream and initialize it (default 10000)
+  --retry               Retry reliability failures of idempotent tools upstream (default: never)
+  -h, --help            Show this help
+
+Telemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER) set, the proxy starts
+OpenTelemetry with this package's instrumentation; its spans join the caller's trace.
+Exit status: 0 clean shutdown, 1 serving failed, 2 usage error.
+`;
+
+/** What the command line asks for. */
+export interface ProxyCliOptions {
+  downstream: { kind: 'stdio' } | { kind: 'http'; host: string; port: number };
+  upstream: { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string };
+  timeoutMs: number | undefined;
+  connectTimeoutMs: number | undefined;
+  retry: boolean;
+}
+
+/** A usage mistake, reported in one line. */
+export class ProxyUsageError extends Error {}
+
+/** Parses the arguments after the executable; `'help'` when help was asked for. */
+export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help' {
+  const dash = argv.indexOf('--');
+  const own = dash === -1 ? [...argv] : argv.slice(0, dash);
+  const command = dash === -1 ? [] : argv.slice(dash + 1);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: own,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        stdio: { type: 'boolean' },
+        listen: { type: 'string' },
+        'upstream-url': { type: 'string' },
+        timeout: { type: 'string' },
+        'connect-timeout': { type: 'string' },
+        retry: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new ProxyUsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help === true) return 'help';
+  if ((values.stdio === true) === (values.listen !== undefined))
+    throw new ProxyUsageError('choose one downstream: --stdio or --listen HOST:PORT');
+  const url = values['upstream-url'];
+  if ((url !== undefined) === command.length > 0)
+    throw new ProxyUsageError('choose one upstream: --upstream-url URL or -- COMMAND [ARGS...]');
+  return {
+    downstream: values.listen === undefined ? { kind: 'stdio' } : listenAddress(values.listen),
+    upstream:
+      url === undefined
+        ? { kind: 'stdio', command: command[0] ?? '', args: command.slice(1) }
+        : { kind: 'http', url: httpUrl(url) },
+    timeoutMs: millis('--timeout', values.timeout),
+    connectTimeoutMs: millis('--connect-timeout', values['connect-timeout']),
+    retry: values.retry === true,
+  };
+}
+
+function listenAddress(text: string): { kind: 'http'; host: string; port: number } {
+  const m = /^(.+):(\d{1,5})$/.exec(text);
+  const port = Number(m?.[2]);
+  if (m?.[1] === undefined || !(port >= 0 && port <= 65_535))
+    throw new ProxyUsageError(`--listen expects HOST:PORT, got "${text}"`);
+  return { kind: 'http', host: m[1].replace(/^\[(.*)\]$/, '$1'), port };
+}
+
+function httpUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ProxyUsageError(`--upstream-url is not a URL: "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ProxyUsageError(`--upstream-url must be http or https, got "${text}"`);
+  return url.href;
+}
+
+function millis(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n <= 0)
+    throw new ProxyUsageError(`${flag} expects a positive number of milliseconds, got "${text}"`);
+  return n;
+}

@@ -1,0 +1,200 @@
+import { markRelayed } from '../core/server.js';
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { withToolRetry } from '../retry/with-tool-retry.js';
+import type { ToolRetryPolicy } from '../retry/types.js';
+import { toolFailure } from '../tool-failure/build.js';
+import { PACKAGE_VERSION } from '../version.js';
+import { forwardParams, idempotentToolsOf, upstreamFailureInit } from './forward.js';
+import { loadSdk, type Sdk } from './sdk.js';
+import type { ToolFailureProxy, ToolFailureProxyOptions } from './types.js';
+import { RelayedRpcError, UpstreamError, UpstreamLink } from './upstream.js';
+
+const INTERNAL_ERROR = -32603;
+/** Notifications the downstream `Server` handles itself (initialize, ping are its requests). */
+const LOCAL_NOTIFICATIONS = new Set([
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+]);
+
+type Params = Record<string, unknown>;
+interface RelayExtra {
+  signal: AbortSignal;
+  requestId: string | number;
+  sendNotification(notification: { method: string; params?: Params }): Promise<void>;
+}
+
+/**
+ * Creates a relaying MCP proxy that preserves tool failures: results (their whole `_meta`,
+ * `io.modelcontextprotocol/toolFailure` and its `correlationId` included) reach the caller
+ * exactly as the upstream sent them; the proxy adds a failure object only when the upstream
+ * gave no answer (down, crashed, timed out, garbage), with its own span's trace ID as
+ * `correlationId`. It retries only when `retry` is set. With this package's instrumentation
+ * active, the proxy's SERVER and CLIENT spans join the caller's trace and parent the upstream's.
+ */
+export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFailureProxy {
+  if (typeof options?.upstream !== 'function')
+    throw new TypeError('createToolFailureProxy: options.upstream must be a function');
+  const timeoutMs = positive(options.timeoutMs, 30_000);
+  const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000);
+  const servers = new Set<Server>();
+  const idempotent = new Map<string, boolean>();
+  let link: UpstreamLink | undefined;
+  let sdkLoad: Promise<Sdk> | undefined;
+  let closed = false;
+
+  const ready = async (): Promise<{ sdk: Sdk; link: UpstreamLink }> => {
+    const sdk = await (sdkLoad ??= loadSdk());
+    link ??= new UpstreamLink(
+      sdk,
+      options.upstream,
+      timeoutMs,
+      connectTimeoutMs,
+      options.clientInfo ?? { name: 'mcp-failure-proxy', version: PACKAGE_VERSION },
+    );
+    link.onnotification = (notification) => {
+      for (const server of servers) void server.notification(notification).catch(() => undefined);
+    };
+    return { sdk, link };
+  };
+
+  const callTool = async (
+    upstream: UpstreamLink,
+    params: Params | undefined,
+    requestOptions: { signal: AbortSignal; onprogress?: (p: Params) => void },
+  ): Promise<Params> => {
+    if (options.retry === undefined || options.retry === false)
+      return upstream.request('tools/call', params, requestOptions);
+    const policy: ToolRetryPolicy = options.retry === true ? {} : options.retry;
+    const adapter = {
+      callTool: (p: { name: string }) => upstream.request('tools/call', p, requestOptions),
+      listTools: (p?: { cursor?: string }) => upstream.request('tools/list', p ?? {}),
+    };
+    const retrying = withToolRetry(adapter, policy);
+    return retrying.callTool((params ?? {}) as { name: string });
+  };
+
+  const relay = async (
+    upstream: UpstreamLink,
+    method: string,
+    rawParams: unknown,
+    extra: RelayExtra,
+    ledger: Map<unknown, unknown>,
+  ): Promise<Params> => {
+    const proxySpan = trace.getSpanContext(context.active());
+    const params = forwardParams(
+      rawParams,
+      proxySpan !== undefined && isSpanContextValid(proxySpan),
+    );
+    const token = (params?._meta as Params | undefined)?.progressToken;
+    const requestOptions = {
+      signal: extra.signal,
+      ...(token === undefined
+        ? {}
+        : {
+            onprogress: (progress: Params) =>
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { ...progress, progressToken: token },
+                })
+                .catch(() => undefined),
+          }),
+    };
+    try {
+      const result =
+        method === 'tools/call'
+          ? await callTool(upstream, params, requestOptions)
+          : await upstream.request(method, params, requestOptions);
+      if (method === 'tools/list')
+        for (const [name, hint] of idempotentToolsOf(result)) idempotent.set(name, hint);
+      ledger.set(extra.requestId, result);
+      // Tell a server-side instrumentation in this process that the result is relayed, not ours.
+      return markRelayed(result);
+    } catch (error) {
+      if (error instanceof RelayedRpcError) throw error;
+      if (!(error instanceof UpstreamError)) throw error;
+      if (method !== 'tools/call')
+        throw Object.assign(new Error(`mcp-failure-proxy: ${error.message}`), {
+          code: INTERNAL_ERROR,
+        });
+      const tool = typeof params?.name === 'string' ? params.name : '';
+      // correlationId: the trace ID of the proxy's own span for this call (or a random one).
+      return toolFailure(upstreamFailureInit(error.problem, tool, idempotent.get(tool) === true));
+    }
+  };
+
+  return {
+    async connect(transport: Transport): Promise<void> {
+      if (closed) throw new Error('createToolFailureProxy: proxy is closed');
+      const { sdk, link: upstream } = await ready();
+      let capabilities: ServerCapabilities = { tools: {} };
+      let serverInfo = options.serverInfo ?? {
+        name: 'mcp-failure-proxy',
+        version: PACKAGE_VERSION,
+      };
+      let instructions: string | undefined;
+      try {
+        const client = await upstream.get();
+        capabilities = client.getServerCapabilities() ?? {};
+        serverInfo = client.getServerVersion() ?? serverInfo;
+        instructions = client.getInstructions();
+      } catch {
+        // Upstream down: serve anyway, so that every call gets a clear failure, not a refusal.
+      }
+      const server = new sdk.Server(serverInfo, {
+        capabilities,
+        ...(instructions === undefined ? {} : { instructions }),
+      });
+      // The Server answers logging/setLevel itself when logging is declared; relay it instead.
+      server.removeRequestHandler('logging/setLevel');
+      const ledger = new Map<unknown, unknown>();
+      server.fallbackRequestHandler = (request, extra) =>
+        relay(upstream, request.method, request.params, extra as RelayExtra, ledger);
+      server.fallbackNotificationHandler = async (notification) => {
+        if (LOCAL_NOTIFICATIONS.has(notification.method)) return;
+        await upstream.notify(notification as { method: string; params?: Params });
+      };
+      relayResultsVerbatim(transport, ledger);
+      server.onclose = () => {
+        servers.delete(server);
+        ledger.clear();
+      };
+      servers.add(server);
+      await server.connect(transport);
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      await Promise.all([...servers].map((s) => s.close().catch(() => undefined)));
+      servers.clear();
+      await link?.close();
+    },
+  };
+}
+
+/**
+ * Puts the upstream's own result object back into each relayed response, after anything in
+ * the downstream server (an instrumentation that adds failure objects, a schema) has seen it:
+ * installed before the server connects, this wrapper sits closest to the wire.
+ */
+function relayResultsVerbatim(transport: Transport, ledger: Map<unknown, unknown>): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage, sendOptions?: Parameters<Transport['send']>[1]) => {
+    let outgoing = message;
+    if ('id' in message && 'result' in message && ledger.has(message.id)) {
+      outgoing = { ...message, result: ledger.get(message.id) as typeof message.result };
+      ledger.delete(message.id);
+    } else if ('id' in message && 'error' in message) {
+      ledger.delete(message.id);
+    }
+    return send(outgoing, sendOptions);
+  };
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+}

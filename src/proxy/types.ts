@@ -1,0 +1,37 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ToolRetryPolicy } from '../retry/types.js';
+
+/** Opens a fresh transport to the upstream server (called on first use and after it is lost). */
+export type UpstreamTransportFactory = () => Transport | Promise<Transport>;
+
+/** Configuration of `createToolFailureProxy`. */
+export interface ToolFailureProxyOptions {
+  /** Opens the transport to the upstream MCP server; not started yet (the proxy's client starts it). */
+  upstream: UpstreamTransportFactory;
+  /**
+   * Longest wait for one upstream request, in milliseconds; past it the caller gets a
+   * `reliability` / `timeout` failure (or a JSON-RPC error for methods other than `tools/call`).
+   * @default 30_000
+   */
+  timeoutMs?: number;
+  /** Longest wait to open the upstream connection (spawn or connect, then `initialize`). @default 10_000 */
+  connectTimeoutMs?: number;
+  /**
+   * Retry `tools/call` upstream with `withToolRetry` under this policy. Off unless set: a
+   * relaying proxy does not retry on its own. `true` uses the default policy.
+   * @default false
+   */
+  retry?: boolean | ToolRetryPolicy;
+  /** `serverInfo` announced downstream while the upstream's own is unknown (upstream down). */
+  serverInfo?: { name: string; version: string };
+  /** `clientInfo` the proxy sends upstream in `initialize`. */
+  clientInfo?: { name: string; version: string };
+}
+
+/** A running relay: one upstream connection shared by any number of downstream connections. */
+export interface ToolFailureProxy {
+  /** Serves one downstream connection on `transport` (stdio, a Streamable HTTP session, in-memory). */
+  connect(transport: Transport): Promise<void>;
+  /** Closes every downstream connection and the upstream one (a stdio upstream child is killed). */
+  close(): Promise<void>;
+}
