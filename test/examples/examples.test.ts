@@ -79,6 +79,19 @@ const examples: Array<{ name: string; args: string[]; output: Array<string | Reg
     ],
   },
   {
+    name: 'proxy',
+    args: [...ESM, 'examples/proxy/proxy.mjs'],
+    output: [
+      new RegExp(
+        `read_calendar\\s+governance/auth_required relayed unchanged, correlationId ${TRACE}`,
+      ),
+      new RegExp(
+        `export_itinerary_pdf\\s+capability/capability_unsupported relayed unchanged, correlationId ${TRACE}`,
+      ),
+      'OK proxy',
+    ],
+  },
+  {
     name: 'commonjs',
     args: [...CJS, 'examples/commonjs/app.cjs'],
     output: [
