@@ -2,7 +2,6 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
-  createContextKey,
   trace,
   type Attributes,
   type Span,
@@ -33,8 +32,12 @@ import { ownValue, isRecord } from './safe.js';
 import { secondsSince } from './metrics.js';
 import { truncate } from './truncate.js';
 
-/** Set while a client span's request runs, so a second layer of patching does not trace it twice. */
-export const INSIDE_CLIENT_SPAN = createContextKey('omcp.mcp.client.request');
+/**
+ * Requests this code already traced, as passed down to the original `request`: a second layer
+ * of patching (manual on an instance, auto on the prototype) passes them through untouched.
+ * A set, not a context value, so no context is copied per call for it.
+ */
+const traced = new WeakSet<object>();
 const protocolVersions = new WeakMap<object, string>();
 
 /** The request function of an MCP `Protocol` (SDK 1.x and 2.x share this shape). */
@@ -53,7 +56,9 @@ export function traceOutgoingRequest(
   rest: unknown[],
 ): Promise<unknown> {
   const active = context.active();
-  if (active.getValue(INSIDE_CLIENT_SPAN) === true) return original.call(self, request, ...rest);
+  if (typeof request === 'object' && request !== null && traced.has(request)) {
+    return original.call(self, request, ...rest);
+  }
   let span: Span;
   let spanCtx;
   let outgoing: unknown;
@@ -88,10 +93,11 @@ export function traceOutgoingRequest(
     span = source
       .tracer()
       .startSpan(spanNameOf(method, target), { kind: SpanKind.CLIENT, attributes: attrs }, active);
-    spanCtx = trace.setSpan(active, span).setValue(INSIDE_CLIENT_SPAN, true);
+    spanCtx = trace.setSpan(active, span);
     outgoing = config.propagateContext
       ? { ...(request as object), params: injectIntoParams(params, spanCtx) }
       : request;
+    if (typeof outgoing === 'object' && outgoing !== null) traced.add(outgoing);
     runHook(source, config.requestHook, span, { side: 'client', method, target, params });
   } catch (err) {
     source.diag.error('mcp: could not start a client span', err);

@@ -3,7 +3,6 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
-  createContextKey,
   isSpanContextValid,
   trace,
   type Attributes,
@@ -31,7 +30,6 @@ import type {
   ToolFailure,
   ToolFailureReading,
 } from '../tool-failure/types.js';
-import { INSIDE_CLIENT_SPAN } from './client.js';
 import {
   metricAttributesOf,
   requestAttributes,
@@ -60,8 +58,8 @@ interface ServerCall {
   done: boolean;
 }
 
-/** The call whose handler is running, in the OpenTelemetry context of that handler. */
-const SERVER_CALL = createContextKey('omcp.mcp.server.call');
+/** Each server call by its span: the handler runs with that span active, so no context value is needed. */
+const callsBySpan = new WeakMap<Span, ServerCall>();
 /**
  * The same, for processes with no OpenTelemetry context manager, where `context.with` does not
  * propagate: only then is this store used (an active AsyncLocalStorage costs every promise).
@@ -69,9 +67,7 @@ const SERVER_CALL = createContextKey('omcp.mcp.server.call');
 const fallbackCall = new AsyncLocalStorage<ServerCall>();
 
 function runningCall(): ServerCall | undefined {
-  return (
-    (context.active().getValue(SERVER_CALL) as ServerCall | undefined) ?? fallbackCall.getStore()
-  );
+  return callsBySpan.get(trace.getActiveSpan() as Span) ?? fallbackCall.getStore();
 }
 const TAPPED = Symbol.for('omcp.mcp.tapped');
 /** JSON-RPC codes the conventions do not count as server errors (#404). */
@@ -214,18 +210,18 @@ function startServerCall(
   const ambientSpan = trace.getSpanContext(ambient);
   const remote = extractFromParams(params);
   const remoteSpan = remote === undefined ? undefined : trace.getSpanContext(remote);
-  const links: Link[] = [];
+  let links: Link[] | undefined;
   let parent: Context = ambient;
   if (remote !== undefined && remoteSpan !== undefined) {
     if (config.trustIncomingContext) {
       // Parent on the caller's MCP context; keep the transport's own span (e.g. HTTP) as a link.
       parent = remote;
       if (ambientSpan !== undefined && ambientSpan.traceId !== remoteSpan.traceId)
-        links.push({ context: ambientSpan });
+        (links ??= []).push({ context: ambientSpan });
     } else {
       parent = trace.deleteSpan(ambient);
-      links.push({ context: remoteSpan });
-      if (ambientSpan !== undefined) links.push({ context: ambientSpan });
+      (links ??= []).push({ context: remoteSpan });
+      if (ambientSpan !== undefined) (links ??= []).push({ context: ambientSpan });
     }
   }
   const span = source.tracer().startSpan(
@@ -248,10 +244,8 @@ function startServerCall(
     start: performance.now(),
     done: false,
   };
-  // In-process transports deliver inside the sender's context: drop its client-span marker.
-  let ctx = trace.setSpan(parent, span).setValue(SERVER_CALL, call);
-  if (ctx.getValue(INSIDE_CLIENT_SPAN) !== undefined) ctx = ctx.deleteValue(INSIDE_CLIENT_SPAN);
-  call.ctx = ctx;
+  call.ctx = trace.setSpan(parent, span);
+  callsBySpan.set(span, call);
   const previous = calls.get(id);
   if (previous !== undefined) endCall(source, previous, 'superseded');
   calls.set(id, call);
