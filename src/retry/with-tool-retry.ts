@@ -259,12 +259,48 @@ class ToolRetryEngine {
       failure: decision.failure,
       ...(error === undefined ? {} : { error }),
     });
-    await sleep(decision.delayMs, signal, this.clock);
+    // The wait also ends when the client's connection closes: no attempt could follow.
+    const closed = this.closedSignal();
+    const until =
+      closed === undefined || signal === undefined
+        ? (closed ?? signal)
+        : AbortSignal.any([signal, closed]);
+    await sleep(decision.delayMs, until, this.clock);
     // A timer may fire a little early against the wall clock; the next attempt never does.
     const notBefore = decision.failure.retryNotBefore;
     while (notBefore !== undefined && this.clock.now() < notBefore) {
-      await sleep(notBefore - this.clock.now(), signal, this.clock);
+      await sleep(notBefore - this.clock.now(), until, this.clock);
     }
+  }
+
+  /**
+   * A signal aborted when the client's transport closes (SDK clients expose `transport`),
+   * or `undefined` for a client without one. The transport's `onclose` is chained once.
+   */
+  private closedSignal(): AbortSignal | undefined {
+    if (!('transport' in this.client)) return undefined;
+    const transport: unknown = (this.client as { transport?: unknown }).transport;
+    if (typeof transport !== 'object' || transport === null) {
+      const controller = new AbortController();
+      controller.abort(connectionClosed());
+      return controller.signal;
+    }
+    let controller = CLOSE_WATCH.get(transport);
+    if (controller === undefined) {
+      const watch = new AbortController();
+      const target = transport as { onclose?: unknown };
+      const previous = target.onclose;
+      target.onclose = function (this: unknown, ...args: unknown[]): unknown {
+        try {
+          return typeof previous === 'function' ? Reflect.apply(previous, this, args) : undefined;
+        } finally {
+          watch.abort(connectionClosed());
+        }
+      };
+      CLOSE_WATCH.set(transport, watch);
+      controller = watch;
+    }
+    return controller.signal;
   }
 
   private retriesThrown(error: unknown): boolean {
@@ -371,6 +407,14 @@ class ToolRetryEngine {
     if (typeof result === 'object' && result !== null) REPORTS.set(result, report);
     return report;
   }
+}
+
+/** Per transport: aborted when it closes (shared by every wrapper of clients on it). */
+const CLOSE_WATCH = new WeakMap<object, AbortController>();
+
+/** What a retry wait rejects with when the connection closed (the SDK's ConnectionClosed code). */
+function connectionClosed(): Error {
+  return Object.assign(new Error('Connection closed during a retry wait'), { code: -32000 });
 }
 
 const ABSENT: ToolFailureReading = Object.freeze({ status: 'absent', problems: [] });
