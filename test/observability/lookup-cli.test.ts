@@ -276,7 +276,8 @@ describe('the mcp-failures executable', () => {
     const missing = await run(process.execPath, [
       bin,
       'lookup',
-      recorded.failingTraceId.replace(/./, 'f'),
+      // A trace ID that differs from the recorded one in its first digit, whatever that digit is.
+      recorded.failingTraceId.replace(/./, (c) => (c === 'f' ? '0' : 'f')),
       '--file',
       file,
     ]);
