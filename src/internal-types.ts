@@ -13,6 +13,7 @@ export interface ResolvedConfig extends McpInstrumentationConfig {
   metricCodes: ReadonlySet<string>;
   maxAttributeLength: number;
   emitFailureLogs: boolean;
+  redactThrownErrorText: boolean;
 }
 
 /** What the patches need from the instrumentation, read fresh on every call. */

@@ -85,4 +85,12 @@ export interface McpInstrumentationConfig extends InstrumentationConfig {
    * @default true
    */
   emitFailureLogs?: boolean;
+  /**
+   * Replace the text `McpServer` puts in the result of a thrown ordinary error (the error's own
+   * message, which may hold internal detail) with a short line naming the class, code and
+   * correlationId. The message stays in the server's span and log record. `ToolFailureError`
+   * messages, written for the caller, are kept. Off by default: it changes the result's content.
+   * @default false
+   */
+  redactThrownErrorText?: boolean;
 }

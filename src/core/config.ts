@@ -28,5 +28,6 @@ export function resolveConfig(
     ),
     maxAttributeLength: typeof max === 'number' && Number.isInteger(max) && max >= 16 ? max : 256,
     emitFailureLogs: config.emitFailureLogs !== false,
+    redactThrownErrorText: config.redactThrownErrorText === true,
   };
 }

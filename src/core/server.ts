@@ -356,12 +356,28 @@ function completeToolResult(
     failure.agentGuidance = classification.agentGuidance;
   call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'instrumentation');
   const meta = isRecord(result._meta) ? result._meta : {};
-  const completed = { ...result, _meta: { ...meta, [config.metaKey]: failure } };
+  const completed: Record<string, unknown> = {
+    ...result,
+    _meta: { ...meta, [config.metaKey]: failure },
+  };
+  if (
+    config.redactThrownErrorText &&
+    call.thrown !== undefined &&
+    !isToolFailureError(call.thrown)
+  ) {
+    // The SDK put the thrown error's own message in the result; keep it on the server only.
+    completed.content = [{ type: 'text', text: redactedText(failure) }];
+  }
   // Built here from the package's own classifier: re-reading it would only repeat the work.
   // A user classifier may return anything, so its failures are read like any other.
   if (config.errorClassifier !== undefined || isToolFailureError(call.thrown))
     return { result: completed };
   return { result: completed, reading: { status: 'valid', failure, problems: [] } };
+}
+
+/** The short text that replaces a thrown error's message when `redactThrownErrorText` is on. */
+export function redactedText(failure: ToolFailure): string {
+  return `The tool failed (${failure.class}: ${failure.code}). Reference: ${failure.correlationId}.`;
 }
 
 const SDK_ERROR_TEXT = /^MCP error (-?\d+): (.*)$/s;

@@ -18,6 +18,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
   flag('OTEL_INSTRUMENTATION_MCP_ADD_FAILURE_OBJECTS', (v) => (config.addFailureObjects = v));
   flag('OTEL_INSTRUMENTATION_MCP_PROPAGATE_CONTEXT', (v) => (config.propagateContext = v));
   flag(
+    'OTEL_INSTRUMENTATION_MCP_REDACT_THROWN_ERROR_TEXT',
+    (v) => (config.redactThrownErrorText = v),
+  );
+  flag(
     'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
     (v) => (config.captureToolPayloads = v),
   );

@@ -141,6 +141,25 @@ describe('server side (McpServer over an in-memory pair)', () => {
     expect(String(log?.attributes['exception.stacktrace'])).toContain('server.test.ts');
   });
 
+  it('with redactThrownErrorText, sends a short line instead of the thrown message, which stays on the server', async () => {
+    t.instrumentation.setConfig({ redactThrownErrorText: true });
+    const result = await pair.client.callTool({ name: 'boom', arguments: {} });
+    const login = await pair.client.callTool({ name: 'needs-login', arguments: {} });
+    const traceId = serverSpan('tools/call boom').spanContext().traceId;
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: `The tool failed (reliability: internal_error). Reference: ${traceId}.`,
+      },
+    ]);
+    expect(JSON.stringify(result)).not.toContain('10.1.2.3');
+    expect(
+      String(serverSpan('tools/call boom').events[0]?.attributes?.['exception.message']),
+    ).toContain('10.1.2.3');
+    // A ToolFailureError's message is written for the caller: kept.
+    expect(login.content).toEqual([{ type: 'text', text: 'Not connected.' }]);
+  });
+
   it('classifies network errors as retryable reliability failures', async () => {
     const result = await pair.client.callTool({ name: 'flaky', arguments: {} });
     expect(failureOf(result)).toMatchObject({
