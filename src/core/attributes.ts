@@ -79,16 +79,23 @@ const staticTransportAttributes = new WeakMap<object, Attributes>();
 
 /** `network.transport` (and protocol) from the transport object's class, plus the session id. */
 export function transportAttributes(transport: unknown): Attributes {
-  if (typeof transport !== 'object' || transport === null) return {};
+  const attrs: Attributes = {};
+  addTransportAttributes(attrs, transport);
+  return attrs;
+}
+
+/** Adds the transport's attributes to `attrs` in place (the hot path: no intermediate object). */
+export function addTransportAttributes(attrs: Attributes, transport: unknown): void {
+  if (typeof transport !== 'object' || transport === null) return;
   // Class and URL do not change for a transport; only the session id may appear later.
   let fixed = staticTransportAttributes.get(transport);
   if (fixed === undefined) {
     fixed = fixedTransportAttributes(transport);
     staticTransportAttributes.set(transport, fixed);
   }
+  for (const key in fixed) attrs[key] = fixed[key];
   const sessionId = ownString(transport, 'sessionId') ?? getterString(transport, 'sessionId');
-  if (sessionId === undefined) return { ...fixed };
-  return { ...fixed, [ATTR_MCP_SESSION_ID]: sessionId };
+  if (sessionId !== undefined) attrs[ATTR_MCP_SESSION_ID] = sessionId;
 }
 
 function fixedTransportAttributes(transport: object): Attributes {

@@ -23,7 +23,7 @@ import {
   requestAttributes,
   spanNameOf,
   targetOf,
-  transportAttributes,
+  addTransportAttributes,
 } from './attributes.js';
 import { rememberToolList } from './tool-annotations.js';
 import { injectIntoParams } from './propagation.js';
@@ -76,8 +76,8 @@ export function traceOutgoingRequest(
     attrs = {
       // The SDK numbers requests from this counter; the next value is this request's id.
       ...requestAttributes(method, params, ownValue(self, '_requestMessageId')),
-      ...transportAttributes(ownValue(self, '_transport')),
     };
+    addTransportAttributes(attrs, ownValue(self, '_transport'));
     const version = protocolVersions.get(self);
     if (version !== undefined) attrs[ATTR_MCP_PROTOCOL_VERSION] = version;
     const attempt = attemptOf(active);
@@ -98,7 +98,9 @@ export function traceOutgoingRequest(
       ? { ...(request as object), params: injectIntoParams(params, spanCtx) }
       : request;
     if (typeof outgoing === 'object' && outgoing !== null) traced.add(outgoing);
-    runHook(source, config.requestHook, span, { side: 'client', method, target, params });
+    if (config.requestHook !== undefined) {
+      runHook(source, config.requestHook, span, { side: 'client', method, target, params });
+    }
   } catch (err) {
     source.diag.error('mcp: could not start a client span', err);
     return original.call(self, request, ...rest);
@@ -129,13 +131,15 @@ export function traceOutgoingRequest(
           span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, v);
         }
       }
-      runHook(source, config.responseHook, span, {
-        side: 'client',
-        method,
-        target,
-        params: ownValue(request, 'params'),
-        ...info,
-      });
+      if (config.responseHook !== undefined) {
+        runHook(source, config.responseHook, span, {
+          side: 'client',
+          method,
+          target,
+          params: ownValue(request, 'params'),
+          ...info,
+        });
+      }
       source
         .instruments()
         .clientDuration.record(secondsSince(start, performance.now()), metricAttrs);

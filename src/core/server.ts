@@ -35,7 +35,7 @@ import {
   requestAttributes,
   spanNameOf,
   targetOf,
-  transportAttributes,
+  addTransportAttributes,
 } from './attributes.js';
 import { failureAttributes } from './failure-attributes.js';
 import { secondsSince } from './metrics.js';
@@ -195,8 +195,8 @@ function startServerCall(
   const target = targetOf(method, params);
   const attrs: Attributes = {
     ...requestAttributes(method, params, id),
-    ...transportAttributes(transport),
   };
+  addTransportAttributes(attrs, transport);
   const version = protocolVersions.get(protocol) ?? ownString(params, 'protocolVersion');
   if (version !== undefined) attrs[ATTR_MCP_PROTOCOL_VERSION] = version;
   if (config.captureToolPayloads && method === 'tools/call') {
@@ -249,7 +249,9 @@ function startServerCall(
   const previous = calls.get(id);
   if (previous !== undefined) endCall(source, previous, 'superseded');
   calls.set(id, call);
-  runHook(source, config.requestHook, span, { side: 'server', method, target, params });
+  if (config.requestHook !== undefined) {
+    runHook(source, config.requestHook, span, { side: 'server', method, target, params });
+  }
   return call;
 }
 
@@ -303,13 +305,15 @@ function finishServerCall(
       }
       info.result = result;
     }
-    runHook(source, config.responseHook, call.span, {
-      side: 'server',
-      method: call.method,
-      target: call.target,
-      params: call.params,
-      ...info,
-    });
+    if (config.responseHook !== undefined) {
+      runHook(source, config.responseHook, call.span, {
+        side: 'server',
+        method: call.method,
+        target: call.target,
+        params: call.params,
+        ...info,
+      });
+    }
     source
       .instruments()
       .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs);
