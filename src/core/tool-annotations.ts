@@ -12,21 +12,32 @@ export interface ToolAnnotations {
 
 const caches = new WeakMap<object, Map<string, ToolAnnotations | undefined>>();
 
+/** The tools of one `tools/list` page with their annotations (a copy), read without running accessors. */
+export function toolsOfPage(
+  result: unknown,
+): Array<[name: string, annotations: ToolAnnotations | undefined]> {
+  const tools = ownValue(result, 'tools');
+  if (!Array.isArray(tools)) return [];
+  const out: Array<[string, ToolAnnotations | undefined]> = [];
+  for (const tool of tools as unknown[]) {
+    const name = ownString(tool, 'name');
+    if (name === undefined) continue;
+    const annotations = ownValue(tool, 'annotations');
+    out.push([name, isRecord(annotations) ? { ...annotations } : undefined]);
+  }
+  return out;
+}
+
 /** Stores the annotations of every tool in one `tools/list` page, for `client`. */
 export function rememberToolList(client: object, result: unknown): void {
-  const tools = ownValue(result, 'tools');
-  if (!Array.isArray(tools)) return;
+  const tools = toolsOfPage(result);
+  if (tools.length === 0) return;
   let cache = caches.get(client);
   if (cache === undefined) {
     cache = new Map();
     caches.set(client, cache);
   }
-  for (const tool of tools as unknown[]) {
-    const name = ownString(tool, 'name');
-    if (name === undefined) continue;
-    const annotations = ownValue(tool, 'annotations');
-    cache.set(name, isRecord(annotations) ? { ...annotations } : undefined);
-  }
+  for (const [name, annotations] of tools) cache.set(name, annotations);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { toolsOfPage } from '../core/tool-annotations.js';
 import type { ToolRetryAnnotations } from './types.js';
 
 /** One page of `tools/list`, as loose as both SDK lines return it. */
@@ -23,8 +24,8 @@ export class ToolAnnotationCache {
 
   /** Remembers the annotations of the tools on one page. Never throws. */
   remember(page: unknown): void {
-    const tools = toolsOf(page);
-    for (const tool of tools) this.byName.set(tool.name, annotationsOf(tool.annotations));
+    for (const [name, annotations] of toolsOfPage(page))
+      this.byName.set(name, annotationsOf(annotations));
   }
 
   /** The annotations of `name`, walking `tools/list` once if it has not been seen. */
@@ -56,20 +57,6 @@ export class ToolAnnotationCache {
     }
     this.walked = true;
   }
-}
-
-function toolsOf(page: unknown): Array<{ name: string; annotations?: unknown }> {
-  if (typeof page !== 'object' || page === null) return [];
-  const tools: unknown = (page as { tools?: unknown }).tools;
-  if (!Array.isArray(tools)) return [];
-  const out: Array<{ name: string; annotations?: unknown }> = [];
-  for (const tool of tools as unknown[]) {
-    if (typeof tool !== 'object' || tool === null) continue;
-    const name: unknown = (tool as { name?: unknown }).name;
-    if (typeof name === 'string')
-      out.push({ name, annotations: (tool as { annotations?: unknown }).annotations });
-  }
-  return out;
 }
 
 /** A copy of the hints the policy reads; anything else about the value is ignored. */
