@@ -119,13 +119,14 @@ async function overhead() {
     await workers[v].ready;
   }
   const scenarios = [];
-  for (const transport of ['memory', 'stdio'])
+  const transports = process.env.BENCH_TRANSPORTS?.split(',') ?? ['memory', 'stdio'];
+  for (const transport of transports)
     for (const scenario of ['ok', 'fail']) scenarios.push({ transport, scenario });
 
   const spans = {};
   for (const v of variants) {
     spans[v] = {};
-    for (const transport of ['memory', 'stdio'])
+    for (const transport of transports)
       spans[v][transport] = await workers[v].send({ cmd: 'check', transport });
   }
   for (const s of scenarios)
@@ -270,5 +271,15 @@ console.log(
   `\n${results.targets.filter((t) => t.ok).length}/${results.targets.length} targets hold; ${results.elapsedSeconds} s`,
 );
 mkdirSync(here('./results'), { recursive: true });
-writeFileSync(here('./results/latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+// A partial run (a section, some variants or transports) never replaces the full record.
+const partial = [
+  'BENCH_ONLY',
+  'BENCH_VARIANTS',
+  'BENCH_TRANSPORTS',
+  'BENCH_SCALE',
+  'BENCH_ROUNDS',
+].some((k) => process.env[k] !== undefined);
+const file = partial ? './results/partial.json' : './results/latest.json';
+writeFileSync(here(file), `${JSON.stringify(results, null, 2)}\n`);
+console.log(`results: bench/${file.slice(2)}`);
 process.exitCode = results.targets.every((t) => t.ok) ? 0 : 1;

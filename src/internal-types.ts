@@ -13,6 +13,8 @@ export interface ResolvedConfig extends McpInstrumentationConfig {
   metricCodes: ReadonlySet<string>;
   maxAttributeLength: number;
   emitFailureLogs: boolean;
+  /** Thrown errors also (or, without failure logs, only) as `exception` span events. */
+  exceptionSpanEvents: boolean;
   redactThrownErrorText: boolean;
 }
 

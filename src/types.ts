@@ -86,6 +86,15 @@ export interface McpInstrumentationConfig extends InstrumentationConfig {
    */
   emitFailureLogs?: boolean;
   /**
+   * Where an error thrown by a handler or tool callback is recorded, following the exception
+   * semantic conventions (exceptions on spans are deprecated in favour of logs):
+   * `'logs'` as `exception.*` attributes of the failure log record only; `'logs/dup'` also as an
+   * `exception` event on the server span, for backends that show span events but not logs.
+   * With `emitFailureLogs: false` exceptions are recorded as span events, so they are never lost.
+   * @default from `OTEL_SEMCONV_EXCEPTION_SIGNAL_OPT_IN` (`logs` or `logs/dup`), else `'logs'`
+   */
+  exceptionSignal?: 'logs' | 'logs/dup';
+  /**
    * Replace the text `McpServer` puts in the result of a thrown ordinary error (the error's own
    * message, which may hold internal detail) with a short line naming the class, code and
    * correlationId. The message stays in the server's span and log record. `ToolFailureError`

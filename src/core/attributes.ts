@@ -1,4 +1,4 @@
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROMPT_NAME,
@@ -33,73 +33,114 @@ export function spanNameOf(method: string, target: string | undefined): string {
   return target === undefined ? method : `${method} ${target}`;
 }
 
-/** Semantic-convention attributes of a request, either side. */
-export function requestAttributes(method: string, params: unknown, id: unknown): Attributes {
-  const attrs: Attributes = { [ATTR_MCP_METHOD_NAME]: method };
-  if (typeof id === 'string' || typeof id === 'number') attrs[ATTR_JSONRPC_REQUEST_ID] = String(id);
-  if (method === 'tools/call') {
-    const name = ownString(params, 'name');
-    if (name !== undefined) attrs[ATTR_GEN_AI_TOOL_NAME] = name;
-    attrs[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL;
-  } else if (method === 'prompts/get') {
-    const name = ownString(params, 'name');
-    if (name !== undefined) attrs[ATTR_GEN_AI_PROMPT_NAME] = name;
-  } else if (RESOURCE_METHODS.has(method)) {
+/**
+ * The per-request attributes that are not in `operationAttributes` (the request id, the
+ * session id, a resource URI): set on the span after it started, so nothing is copied.
+ */
+export function setRequestAttributes(
+  span: Span,
+  method: string,
+  params: unknown,
+  id: unknown,
+  transport: unknown,
+): void {
+  if (typeof id === 'string' || typeof id === 'number')
+    span.setAttribute(ATTR_JSONRPC_REQUEST_ID, String(id));
+  if (RESOURCE_METHODS.has(method)) {
     const uri = ownString(params, 'uri');
-    if (uri !== undefined) attrs[ATTR_MCP_RESOURCE_URI] = uri;
+    if (uri !== undefined) span.setAttribute(ATTR_MCP_RESOURCE_URI, uri);
   }
-  return attrs;
+  const sessionId = sessionIdOf(transport);
+  if (sessionId !== undefined) span.setAttribute(ATTR_MCP_SESSION_ID, sessionId);
 }
 
-const METRIC_KEYS: readonly string[] = [
-  ATTR_MCP_METHOD_NAME,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_GEN_AI_PROMPT_NAME,
-  ATTR_GEN_AI_OPERATION_NAME,
-  ATTR_NETWORK_TRANSPORT,
-  ATTR_NETWORK_PROTOCOL_NAME,
-  ATTR_MCP_PROTOCOL_VERSION,
-  ATTR_SERVER_ADDRESS,
-  ATTR_SERVER_PORT,
-];
+/** Operations remembered per transport, beyond which attributes are built afresh per call. */
+const MAX_CACHED_OPERATIONS = 512;
 
-/** The attributes that are allowed on the operation-duration metrics (no ids, no payloads). */
-export function metricAttributesOf(spanAttrs: Attributes): Attributes {
-  const out: Attributes = {};
-  // A module-level list: a literal here would be allocated on every request.
-  for (let i = 0; i < METRIC_KEYS.length; i++) {
-    const key = METRIC_KEYS[i] as string;
-    const v = spanAttrs[key];
-    if (v !== undefined) out[key] = v;
-  }
-  return out;
+interface TransportEntry {
+  fixed: Attributes;
+  /** By method, then by target (tool or prompt name, or `undefined`). */
+  operations: Map<string, Map<string | undefined, Attributes>>;
+  size: number;
 }
 
-const staticTransportAttributes = new WeakMap<object, Attributes>();
+const transports = new WeakMap<object, TransportEntry>();
+
+/**
+ * The attributes of an operation that are the same for every call of it on one transport:
+ * `mcp.method.name`, the tool or prompt name, `gen_ai.operation.name`, the transport's network
+ * attributes and the protocol version. They are exactly the attributes allowed on the metrics,
+ * and the base of the span's. The object is frozen and shared between calls: the hot path
+ * allocates nothing for it, and the metrics SDK receives the same object each time.
+ */
+export function operationAttributes(
+  transport: unknown,
+  method: string,
+  target: string | undefined,
+  version: string | undefined,
+): Attributes {
+  if (typeof transport !== 'object' || transport === null)
+    return buildOperation(fixedTransportAttributes(transport), method, target, version);
+  let entry = transports.get(transport);
+  if (entry === undefined) {
+    entry = { fixed: fixedTransportAttributes(transport), operations: new Map(), size: 0 };
+    transports.set(transport, entry);
+  }
+  let byTarget = entry.operations.get(method);
+  const cached = byTarget?.get(target);
+  // The protocol version becomes known at initialize; an entry made before it is replaced.
+  if (cached !== undefined && cached[ATTR_MCP_PROTOCOL_VERSION] === version) return cached;
+  const built = buildOperation(entry.fixed, method, target, version);
+  if (cached === undefined && entry.size >= MAX_CACHED_OPERATIONS) return built;
+  if (byTarget === undefined) {
+    byTarget = new Map();
+    entry.operations.set(method, byTarget);
+  }
+  if (cached === undefined) entry.size++;
+  byTarget.set(target, built);
+  return built;
+}
+
+function buildOperation(
+  fixed: Attributes,
+  method: string,
+  target: string | undefined,
+  version: string | undefined,
+): Attributes {
+  const attrs: Attributes = { [ATTR_MCP_METHOD_NAME]: method };
+  if (method === 'tools/call') {
+    if (target !== undefined) attrs[ATTR_GEN_AI_TOOL_NAME] = target;
+    attrs[ATTR_GEN_AI_OPERATION_NAME] = GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL;
+  } else if (method === 'prompts/get' && target !== undefined) {
+    attrs[ATTR_GEN_AI_PROMPT_NAME] = target;
+  }
+  Object.assign(attrs, fixed);
+  if (version !== undefined) attrs[ATTR_MCP_PROTOCOL_VERSION] = version;
+  return Object.freeze(attrs);
+}
+
+/** `attrs` plus `extra`, as a new object (the failing paths: the shared objects stay as they are). */
+export function withAttributes(attrs: Attributes, extra: Attributes): Attributes {
+  return { ...attrs, ...extra };
+}
+
+/** The session id of a transport (Streamable HTTP sets it after the first exchange). */
+function sessionIdOf(transport: unknown): string | undefined {
+  if (typeof transport !== 'object' || transport === null) return undefined;
+  return ownString(transport, 'sessionId') ?? getterString(transport, 'sessionId');
+}
 
 /** `network.transport` (and protocol) from the transport object's class, plus the session id. */
 export function transportAttributes(transport: unknown): Attributes {
-  const attrs: Attributes = {};
-  addTransportAttributes(attrs, transport);
+  const attrs: Attributes = { ...fixedTransportAttributes(transport) };
+  const sessionId = sessionIdOf(transport);
+  if (sessionId !== undefined) attrs[ATTR_MCP_SESSION_ID] = sessionId;
   return attrs;
 }
 
-/** Adds the transport's attributes to `attrs` in place (the hot path: no intermediate object). */
-export function addTransportAttributes(attrs: Attributes, transport: unknown): void {
-  if (typeof transport !== 'object' || transport === null) return;
-  // Class and URL do not change for a transport; only the session id may appear later.
-  let fixed = staticTransportAttributes.get(transport);
-  if (fixed === undefined) {
-    fixed = fixedTransportAttributes(transport);
-    staticTransportAttributes.set(transport, fixed);
-  }
-  for (const key in fixed) attrs[key] = fixed[key];
-  const sessionId = ownString(transport, 'sessionId') ?? getterString(transport, 'sessionId');
-  if (sessionId !== undefined) attrs[ATTR_MCP_SESSION_ID] = sessionId;
-}
-
-function fixedTransportAttributes(transport: object): Attributes {
+function fixedTransportAttributes(transport: unknown): Attributes {
   const attrs: Attributes = {};
+  if (typeof transport !== 'object' || transport === null) return attrs;
   let name = '';
   try {
     name = (transport as { constructor?: { name?: unknown } }).constructor?.name as string;

@@ -17,14 +17,9 @@ import {
   ATTR_RPC_RESPONSE_STATUS_CODE,
 } from '../semconv.js';
 import { readToolFailure } from '../tool-failure/read.js';
+import type { ToolFailure } from '../tool-failure/types.js';
 import type { McpResponseInfo } from '../types.js';
-import {
-  metricAttributesOf,
-  requestAttributes,
-  spanNameOf,
-  targetOf,
-  addTransportAttributes,
-} from './attributes.js';
+import { operationAttributes, setRequestAttributes, spanNameOf, targetOf } from './attributes.js';
 import { rememberToolList } from './tool-annotations.js';
 import { injectIntoParams } from './propagation.js';
 import { recordToolResult, runHook, safeJson } from './record.js';
@@ -33,11 +28,12 @@ import { secondsSince } from './metrics.js';
 import { truncate } from './truncate.js';
 
 /**
- * Requests this code already traced, as passed down to the original `request`: a second layer
- * of patching (manual on an instance, auto on the prototype) passes them through untouched.
- * A set, not a context value, so no context is copied per call for it.
+ * The request this code is handing to the original `request` right now. A second layer of
+ * patching (manual on an instance over auto on the prototype) is called synchronously with
+ * exactly this object and passes it through untouched. A variable, not a set or a context
+ * value: nothing is allocated or kept per call.
  */
-const traced = new WeakSet<object>();
+let handingOver: unknown;
 const protocolVersions = new WeakMap<object, string>();
 
 /** The request function of an MCP `Protocol` (SDK 1.x and 2.x share this shape). */
@@ -55,14 +51,16 @@ export function traceOutgoingRequest(
   request: unknown,
   rest: unknown[],
 ): Promise<unknown> {
-  const active = context.active();
-  if (typeof request === 'object' && request !== null && traced.has(request)) {
+  if (handingOver !== undefined && request === handingOver) {
+    handingOver = undefined;
     return original.call(self, request, ...rest);
   }
+  const active = context.active();
   let span: Span;
   let spanCtx;
   let outgoing: unknown;
   let method: string;
+  let params: unknown;
   let attrs: Attributes;
   let start: number;
   let target: string | undefined;
@@ -70,34 +68,31 @@ export function traceOutgoingRequest(
     const m = ownValue(request, 'method');
     if (typeof m !== 'string') return original.call(self, request, ...rest);
     method = m;
-    const params = ownValue(request, 'params');
+    params = ownValue(request, 'params');
     const config = source.config();
     target = targetOf(method, params);
-    attrs = {
-      // The SDK numbers requests from this counter; the next value is this request's id.
-      ...requestAttributes(method, params, ownValue(self, '_requestMessageId')),
-    };
-    addTransportAttributes(attrs, ownValue(self, '_transport'));
-    const version = protocolVersions.get(self);
-    if (version !== undefined) attrs[ATTR_MCP_PROTOCOL_VERSION] = version;
-    const attempt = attemptOf(active);
-    if (attempt !== undefined && method === 'tools/call')
-      attrs[ATTR_MCP_TOOL_CALL_ATTEMPT] = attempt;
-    if (config.captureToolPayloads && method === 'tools/call') {
-      attrs[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = truncate(
-        safeJson(ownValue(params, 'arguments')),
-        16 * config.maxAttributeLength,
-      );
-    }
+    const transport = ownValue(self, '_transport');
+    attrs = operationAttributes(transport, method, target, protocolVersions.get(self));
     start = performance.now();
     span = source
       .tracer()
       .startSpan(spanNameOf(method, target), { kind: SpanKind.CLIENT, attributes: attrs }, active);
+    // The SDK numbers requests from this counter; the next value is this request's id.
+    setRequestAttributes(span, method, params, ownValue(self, '_requestMessageId'), transport);
+    if (method === 'tools/call') {
+      const attempt = attemptOf(active);
+      if (attempt !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_ATTEMPT, attempt);
+      if (config.captureToolPayloads) {
+        span.setAttribute(
+          ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+          truncate(safeJson(ownValue(params, 'arguments')), 16 * config.maxAttributeLength),
+        );
+      }
+    }
     spanCtx = trace.setSpan(active, span);
     outgoing = config.propagateContext
       ? { ...(request as object), params: injectIntoParams(params, spanCtx) }
       : request;
-    if (typeof outgoing === 'object' && outgoing !== null) traced.add(outgoing);
     if (config.requestHook !== undefined) {
       runHook(source, config.requestHook, span, { side: 'client', method, target, params });
     }
@@ -106,39 +101,44 @@ export function traceOutgoingRequest(
     return original.call(self, request, ...rest);
   }
 
-  const finish = (info: Omit<McpResponseInfo, 'side' | 'method' | 'params'>): void => {
+  const finish = (result: unknown, error: unknown, failed: boolean): void => {
     try {
       const config = source.config();
-      const metricAttrs = metricAttributesOf(attrs);
-      if ('error' in info) {
-        recordClientError(span, metricAttrs, info.error, rest);
+      let metricAttrs = attrs;
+      let failure: ToolFailure | undefined;
+      if (failed) {
+        metricAttrs = recordClientError(span, attrs, error, rest);
       } else if (method === 'tools/call') {
-        const reading = readToolFailure(info.result, { metaKey: config.metaKey });
-        const failure = recordToolResult(source, span, metricAttrs, info.result, reading, 'client');
-        if (failure !== undefined) info = { ...info, failure };
-        if (config.captureToolPayloads && ownValue(info.result, 'isError') !== true) {
+        // No _meta, nothing to read: the common success path skips the reader.
+        const reading =
+          ownValue(result, '_meta') === undefined
+            ? undefined
+            : readToolFailure(result, { metaKey: config.metaKey });
+        const recorded = recordToolResult(source, span, attrs, result, reading, 'client');
+        if (recorded !== undefined) {
+          metricAttrs = recorded.metricAttrs;
+          failure = recorded.failure;
+        } else if (config.captureToolPayloads) {
           span.setAttribute(
             ATTR_GEN_AI_TOOL_CALL_RESULT,
-            truncate(safeJson(info.result), 16 * config.maxAttributeLength),
+            truncate(safeJson(result), 16 * config.maxAttributeLength),
           );
         }
       } else if (method === 'tools/list') {
-        rememberToolList(self, info.result);
+        rememberToolList(self, result);
       } else if (method === 'initialize') {
-        const v = ownValue(info.result, 'protocolVersion');
+        const v = ownValue(result, 'protocolVersion');
         if (typeof v === 'string') {
           protocolVersions.set(self, v);
           span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, v);
         }
       }
       if (config.responseHook !== undefined) {
-        runHook(source, config.responseHook, span, {
-          side: 'client',
-          method,
-          target,
-          params: ownValue(request, 'params'),
-          ...info,
-        });
+        const info: McpResponseInfo = { side: 'client', method, target, params };
+        if (failed) info.error = error;
+        else info.result = result;
+        if (failure !== undefined) info.failure = failure;
+        runHook(source, config.responseHook, span, info);
       }
       source
         .instruments()
@@ -151,30 +151,35 @@ export function traceOutgoingRequest(
   };
 
   let pending: Promise<unknown>;
+  handingOver = outgoing;
   try {
     pending = context.with(spanCtx, () => original.call(self, outgoing, ...rest));
   } catch (error) {
-    finish({ error });
+    finish(undefined, error, true);
     throw error;
+  } finally {
+    handingOver = undefined;
   }
   return pending.then(
     (result) => {
-      finish({ result });
+      finish(result, undefined, false);
       return result;
     },
     (error: unknown) => {
-      finish({ error });
+      finish(undefined, error, true);
       throw error;
     },
   );
 }
 
+/** Records a request that failed with an error (not a result); returns the metric attributes. */
 function recordClientError(
   span: Span,
-  metricAttrs: Attributes,
+  opAttrs: Attributes,
   error: unknown,
   rest: unknown[],
-): void {
+): Attributes {
+  const metricAttrs: Attributes = { ...opAttrs };
   const code = ownValue(error, 'code');
   // Request options follow the result schema in 1.x (`request(req, schema, options)`); in 2.x
   // the schema is optional and `callTool` passes the options second (`request(req, options)`).
@@ -206,4 +211,5 @@ function recordClientError(
     code: SpanStatusCode.ERROR,
     message: typeof message === 'string' ? truncate(message, 256) : undefined,
   });
+  return metricAttrs;
 }

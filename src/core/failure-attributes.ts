@@ -1,4 +1,4 @@
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import {
   ATTR_MCP_TOOL_FAILURE_AGENT_GUIDANCE,
   ATTR_MCP_TOOL_FAILURE_CLASS,
@@ -24,4 +24,23 @@ export function failureAttributes(failure: ToolFailure, maxLength: number): Attr
     attrs[ATTR_MCP_TOOL_FAILURE_AGENT_GUIDANCE] = truncate(failure.agentGuidance, maxLength);
   }
   return attrs;
+}
+
+/** Sets the attributes of `failureAttributes` on a span, one by one (no intermediate object). */
+export function setFailureAttributes(span: Span, failure: ToolFailure, maxLength: number): void {
+  span.setAttribute(ATTR_MCP_TOOL_FAILURE_CLASS, failure.class);
+  span.setAttribute(ATTR_MCP_TOOL_FAILURE_CODE, truncate(failure.code, maxLength));
+  span.setAttribute(
+    ATTR_MCP_TOOL_FAILURE_CORRELATION_ID,
+    truncate(failure.correlationId, maxLength),
+  );
+  if (failure.retryable !== undefined)
+    span.setAttribute(ATTR_MCP_TOOL_FAILURE_RETRYABLE, failure.retryable);
+  if (failure.retryNotBefore !== undefined)
+    span.setAttribute(ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE, failure.retryNotBefore);
+  if (failure.agentGuidance !== undefined)
+    span.setAttribute(
+      ATTR_MCP_TOOL_FAILURE_AGENT_GUIDANCE,
+      truncate(failure.agentGuidance, maxLength),
+    );
 }

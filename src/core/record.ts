@@ -11,25 +11,35 @@ import {
 } from '../semconv.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import type { McpSpanHook } from '../types.js';
-import { failureAttributes } from './failure-attributes.js';
+import { setFailureAttributes } from './failure-attributes.js';
 import { metricCode } from './metrics.js';
 import { ownValue } from './safe.js';
+
+/** What a failing `tools/call` result left for the caller of `recordToolResult`. */
+export interface ToolResultFailure {
+  /** The operation's metric attributes plus `error.type` (and the failure class). */
+  metricAttrs: Attributes;
+  /** The failure object, when the result carried a valid one. */
+  failure: ToolFailure | undefined;
+}
 
 /**
  * Records a `tools/call` result on a span and the failure counter of `side`: `isError`
  * becomes `error.type=tool_error` and status ERROR; a valid failure object adds the
- * `mcp.tool.failure.*` attributes; a malformed one adds its rule ids. Returns the failure.
+ * `mcp.tool.failure.*` attributes; a malformed one adds its rule ids. `reading` undefined
+ * means the result has no `_meta` (nothing to read). Returns `undefined` for a result that is
+ * not an error (the success path allocates nothing here).
  */
 export function recordToolResult(
   source: TelemetrySource,
   span: Span,
   metricAttrs: Attributes,
   result: unknown,
-  reading: ToolFailureReading,
+  reading: ToolFailureReading | undefined,
   side: 'client' | 'server',
-): ToolFailure | undefined {
+): ToolResultFailure | undefined {
   const config = source.config();
-  if (reading.problems.length > 0) {
+  if (reading !== undefined && reading.problems.length > 0) {
     span.setAttribute(
       ATTR_MCP_TOOL_FAILURE_PROBLEMS,
       [...new Set(reading.problems.map((p) => p.rule))].join(','),
@@ -38,15 +48,15 @@ export function recordToolResult(
   if (ownValue(result, 'isError') !== true) return undefined;
   span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_VALUE_TOOL_ERROR);
   span.setStatus({ code: SpanStatusCode.ERROR });
-  metricAttrs[ATTR_ERROR_TYPE] = ERROR_TYPE_VALUE_TOOL_ERROR;
+  const failed: Attributes = { ...metricAttrs, [ATTR_ERROR_TYPE]: ERROR_TYPE_VALUE_TOOL_ERROR };
   const counterAttrs: Attributes = { [ATTR_ERROR_TYPE]: ERROR_TYPE_VALUE_TOOL_ERROR };
   const tool = metricAttrs[ATTR_GEN_AI_TOOL_NAME];
   if (tool !== undefined) counterAttrs[ATTR_GEN_AI_TOOL_NAME] = tool;
   let failure: ToolFailure | undefined;
-  if (reading.status === 'valid') {
+  if (reading?.status === 'valid') {
     failure = reading.failure;
-    span.setAttributes(failureAttributes(failure, config.maxAttributeLength));
-    metricAttrs[ATTR_MCP_TOOL_FAILURE_CLASS] = failure.class;
+    setFailureAttributes(span, failure, config.maxAttributeLength);
+    failed[ATTR_MCP_TOOL_FAILURE_CLASS] = failure.class;
     counterAttrs[ATTR_MCP_TOOL_FAILURE_CLASS] = failure.class;
     counterAttrs[ATTR_MCP_TOOL_FAILURE_CODE] = metricCode(failure.code, config.metricCodes);
   }
@@ -55,7 +65,7 @@ export function recordToolResult(
     1,
     counterAttrs,
   );
-  return failure;
+  return { metricAttrs: failed, failure };
 }
 
 /** Runs a user hook so that nothing it does can reach the caller. */

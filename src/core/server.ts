@@ -31,11 +31,11 @@ import type {
   ToolFailureReading,
 } from '../tool-failure/types.js';
 import {
-  metricAttributesOf,
-  requestAttributes,
+  operationAttributes,
+  setRequestAttributes,
   spanNameOf,
   targetOf,
-  addTransportAttributes,
+  withAttributes,
 } from './attributes.js';
 import { failureAttributes } from './failure-attributes.js';
 import { secondsSince } from './metrics.js';
@@ -43,6 +43,7 @@ import { extractFromParams } from './propagation.js';
 import { recordToolResult, runHook, safeJson } from './record.js';
 import { isRecord, ownString, ownValue } from './safe.js';
 import { truncate } from './truncate.js';
+import type { McpResponseInfo } from '../types.js';
 
 /** What the server side knows of one incoming request while it runs. */
 interface ServerCall {
@@ -51,6 +52,7 @@ interface ServerCall {
   method: string;
   target: string | undefined;
   params: unknown;
+  /** The operation's shared, frozen attributes (`operationAttributes`): the metric attributes. */
   attrs: Attributes;
   start: number;
   /** The error a handler or tool callback threw, caught before the SDK flattens it. */
@@ -58,8 +60,13 @@ interface ServerCall {
   done: boolean;
 }
 
-/** Each server call by its span: the handler runs with that span active, so no context value is needed. */
-const callsBySpan = new WeakMap<Span, ServerCall>();
+/**
+ * Each open server call by its span: the handler runs with that span active, so no context
+ * value is needed. A plain map (cheaper for the collector than a WeakMap's ephemerons): an
+ * entry lives exactly as long as the call's entry in its transport's `calls` map, and is
+ * deleted when the call ends (response, cancellation, supersession or transport close).
+ */
+const callsBySpan = new Map<Span, ServerCall>();
 /**
  * The same, for processes with no OpenTelemetry context manager, where `context.with` does not
  * propagate: only then is this store used (an active AsyncLocalStorage costs every promise).
@@ -193,18 +200,8 @@ function startServerCall(
   const config = source.config();
   const params = ownValue(message, 'params');
   const target = targetOf(method, params);
-  const attrs: Attributes = {
-    ...requestAttributes(method, params, id),
-  };
-  addTransportAttributes(attrs, transport);
   const version = protocolVersions.get(protocol) ?? ownString(params, 'protocolVersion');
-  if (version !== undefined) attrs[ATTR_MCP_PROTOCOL_VERSION] = version;
-  if (config.captureToolPayloads && method === 'tools/call') {
-    attrs[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = truncate(
-      safeJson(ownValue(params, 'arguments')),
-      16 * config.maxAttributeLength,
-    );
-  }
+  const attrs = operationAttributes(transport, method, target, version);
 
   const ambient = context.active();
   const ambientSpan = trace.getSpanContext(ambient);
@@ -234,6 +231,13 @@ function startServerCall(
     },
     parent,
   );
+  setRequestAttributes(span, method, params, id, transport);
+  if (config.captureToolPayloads && method === 'tools/call') {
+    span.setAttribute(
+      ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+      truncate(safeJson(ownValue(params, 'arguments')), 16 * config.maxAttributeLength),
+    );
+  }
   const call: ServerCall = {
     span,
     ctx: ambient,
@@ -266,31 +270,43 @@ function finishServerCall(
   const call = calls.get(id);
   if (call === undefined) return message;
   calls.delete(id);
+  callsBySpan.delete(call.span);
   const config = source.config();
-  const metricAttrs = metricAttributesOf(call.attrs);
+  let metricAttrs = call.attrs;
   let outgoing = message;
-  let info: { result?: unknown; error?: unknown; failure?: ToolFailure } = {};
+  let result: unknown;
+  let failure: ToolFailure | undefined;
+  const error = ownValue(message, 'error');
   try {
-    const error = ownValue(message, 'error');
     if (error !== undefined) {
-      info = { error };
-      recordJsonRpcError(call.span, metricAttrs, error);
+      metricAttrs = recordJsonRpcError(call.span, call.attrs, error);
       if (call.thrown !== undefined) recordDiagnostics(source, call, call.thrown, undefined);
     } else {
-      let result = ownValue(message, 'result');
+      result = ownValue(message, 'result');
       if (call.method === 'tools/call') {
-        const completed = completeToolResult(source, call, result);
-        if (completed.result !== result) outgoing = { ...message, result: completed.result };
-        result = completed.result;
-        const reading = completed.reading ?? readToolFailure(result, { metaKey: config.metaKey });
-        const failure = recordToolResult(source, call.span, metricAttrs, result, reading, 'server');
-        if (failure !== undefined) {
-          info.failure = failure;
-          recordDiagnostics(source, call, call.thrown, failure);
-        } else if (ownValue(result, 'isError') === true && call.thrown !== undefined) {
-          recordDiagnostics(source, call, call.thrown, undefined);
+        let reading: ToolFailureReading | undefined;
+        if (isRecord(result) && result.isError === true) {
+          const completed = completeToolResult(source, call, result);
+          if (completed.result !== result) outgoing = { ...message, result: completed.result };
+          result = completed.result;
+          reading = completed.reading ?? readToolFailure(result, { metaKey: config.metaKey });
+        } else if (ownValue(result, '_meta') !== undefined) {
+          reading = readToolFailure(result, { metaKey: config.metaKey });
         }
-        if (config.captureToolPayloads && ownValue(result, 'isError') !== true) {
+        const recorded = recordToolResult(source, call.span, call.attrs, result, reading, 'server');
+        if (recorded !== undefined) {
+          metricAttrs = recorded.metricAttrs;
+          failure = recorded.failure;
+          if (call.thrown !== undefined) {
+            // The thrown message as the status description: trace views show it beside the
+            // span; the stack and the cause are in the failure log record.
+            const description = thrownMessage(call.thrown);
+            if (description !== undefined)
+              call.span.setStatus({ code: SpanStatusCode.ERROR, message: description });
+          }
+          if (failure !== undefined || call.thrown !== undefined)
+            recordDiagnostics(source, call, call.thrown, failure);
+        } else if (config.captureToolPayloads) {
           call.span.setAttribute(
             ATTR_GEN_AI_TOOL_CALL_RESULT,
             truncate(safeJson(result), 16 * config.maxAttributeLength),
@@ -303,16 +319,18 @@ function finishServerCall(
           call.span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, v);
         }
       }
-      info.result = result;
     }
     if (config.responseHook !== undefined) {
-      runHook(source, config.responseHook, call.span, {
+      const info: McpResponseInfo = {
         side: 'server',
         method: call.method,
         target: call.target,
         params: call.params,
-        ...info,
-      });
+      };
+      if (error !== undefined) info.error = error;
+      else info.result = result;
+      if (failure !== undefined) info.failure = failure;
+      runHook(source, config.responseHook, call.span, info);
     }
     source
       .instruments()
@@ -332,10 +350,9 @@ function finishServerCall(
 function completeToolResult(
   source: TelemetrySource,
   call: ServerCall,
-  result: unknown,
+  result: Record<string, unknown>,
 ): { result: unknown; reading?: ToolFailureReading } {
   const config = source.config();
-  if (!isRecord(result) || result.isError !== true) return { result };
   if (relayed.has(result)) {
     call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'upstream');
     return { result };
@@ -379,6 +396,12 @@ function completeToolResult(
   return { result: completed, reading: { status: 'valid', failure, problems: [] } };
 }
 
+/** A thrown error's own message, capped for a status description; never throws. */
+function thrownMessage(thrown: unknown): string | undefined {
+  const message = ownValue(thrown, 'message');
+  return typeof message === 'string' && message.length > 0 ? truncate(message, 256) : undefined;
+}
+
 /** The short text that replaces a thrown error's message when `redactThrownErrorText` is on. */
 export function redactedText(failure: ToolFailure): string {
   return `The tool failed (${failure.class}: ${failure.code}). Reference: ${failure.correlationId}.`;
@@ -410,17 +433,36 @@ function classifyToolError(
   return classifyError(undefined, { classifier });
 }
 
-/** Keeps the verbose detail on the server: an exception event and a log record in the span's context. */
+/**
+ * Keeps the verbose detail on the server: a log record in the span's context with the failure
+ * and the thrown error's `exception.*` attributes, and (when configured) an `exception` span event.
+ */
 function recordDiagnostics(
   source: TelemetrySource,
   call: ServerCall,
   thrown: unknown,
   failure: ToolFailure | undefined,
 ): void {
+  try {
+    recordDiagnosticsUnsafe(source, call, thrown, failure);
+  } catch (err) {
+    // A thrown value with hostile accessors: the response and the span go on without the detail.
+    source.diag.error('mcp: could not record the detail of a thrown error', err);
+  }
+}
+
+function recordDiagnosticsUnsafe(
+  source: TelemetrySource,
+  call: ServerCall,
+  thrown: unknown,
+  failure: ToolFailure | undefined,
+): void {
   const config = source.config();
-  if (thrown instanceof Error) call.span.recordException(thrown);
-  else if (thrown !== undefined)
-    call.span.recordException({ name: 'NonError', message: truncate(safeJson(thrown), 1024) });
+  if (config.exceptionSpanEvents) {
+    if (thrown instanceof Error) call.span.recordException(thrown);
+    else if (thrown !== undefined)
+      call.span.recordException({ name: 'NonError', message: truncate(safeJson(thrown), 1024) });
+  }
   if (!config.emitFailureLogs) return;
   const attributes: Attributes =
     failure === undefined ? {} : failureAttributes(failure, config.maxAttributeLength);
@@ -435,6 +477,9 @@ function recordDiagnostics(
         cause instanceof Error ? `${cause.name}: ${cause.message}` : safeJson(cause),
         4096,
       );
+  } else if (thrown !== undefined) {
+    attributes['exception.type'] = 'NonError';
+    attributes['exception.message'] = truncate(safeJson(thrown), 1024);
   }
   if (call.target !== undefined) attributes['gen_ai.tool.name'] = call.target;
   source.logger().emit({
@@ -449,28 +494,33 @@ function recordDiagnostics(
   });
 }
 
-function recordJsonRpcError(span: Span, metricAttrs: Attributes, error: unknown): void {
+/** Records a JSON-RPC error response; returns the metric attributes. */
+function recordJsonRpcError(span: Span, opAttrs: Attributes, error: unknown): Attributes {
   const code = ownValue(error, 'code');
   const message = ownString(error, 'message');
-  if (typeof code !== 'number') return;
+  if (typeof code !== 'number') return opAttrs;
   const codeText = String(code);
   span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, codeText);
-  metricAttrs[ATTR_RPC_RESPONSE_STATUS_CODE] = codeText;
-  if (NOT_SERVER_ERRORS.has(code)) return;
+  if (NOT_SERVER_ERRORS.has(code))
+    return withAttributes(opAttrs, { [ATTR_RPC_RESPONSE_STATUS_CODE]: codeText });
   span.setAttribute(ATTR_ERROR_TYPE, codeText);
-  metricAttrs[ATTR_ERROR_TYPE] = codeText;
   span.setStatus({
     code: SpanStatusCode.ERROR,
     message: message === undefined ? undefined : truncate(message, 256),
+  });
+  return withAttributes(opAttrs, {
+    [ATTR_RPC_RESPONSE_STATUS_CODE]: codeText,
+    [ATTR_ERROR_TYPE]: codeText,
   });
 }
 
 function endCall(source: TelemetrySource, call: ServerCall, errorType: string): void {
   if (call.done) return;
   call.done = true;
+  callsBySpan.delete(call.span);
   call.span.setAttribute(ATTR_ERROR_TYPE, errorType);
   call.span.setStatus({ code: SpanStatusCode.ERROR });
-  const metricAttrs = { ...metricAttributesOf(call.attrs), [ATTR_ERROR_TYPE]: errorType };
+  const metricAttrs = withAttributes(call.attrs, { [ATTR_ERROR_TYPE]: errorType });
   source
     .instruments()
     .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs);

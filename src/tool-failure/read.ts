@@ -77,13 +77,18 @@ function readUnsafe(result: unknown, metaKey: string): ToolFailureReading {
 function toPlain(fields: ReadonlyMap<string, unknown>): ToolFailure {
   const out: Record<string, unknown> = {};
   for (const [key, value] of fields) {
-    // defineProperty keeps a key such as "__proto__" an own data key instead of touching the prototype.
-    Object.defineProperty(out, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    // "__proto__" is the one key an assignment would not make an own data key (it would set
+    // the prototype): defineProperty keeps it a plain key. Every other key is assigned.
+    if (key === '__proto__') {
+      Object.defineProperty(out, key, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      out[key] = value;
+    }
   }
   return out as ToolFailure;
 }

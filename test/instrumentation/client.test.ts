@@ -45,6 +45,22 @@ const clientSpans = () =>
 describe('client side', () => {
   beforeEach(() => t.instrumentation.setConfig({}));
 
+  it('manual instrumentation over the auto-patched prototype traces each call once', async () => {
+    const { client, close } = await connectPair(scripted({ echo: { content: [] } }));
+    t.instrumentation.instrumentClient(client);
+    t.reset();
+    const first = await client.callTool({ name: 'echo', arguments: {} });
+    const second = await client.callTool({ name: 'echo', arguments: {} });
+    await close();
+    const spans = clientSpans();
+    expect(spans).toHaveLength(2);
+    for (const [i, r] of [first, second].entries()) {
+      const seen = (r._meta as { seen: Record<string, string> }).seen;
+      const sc = spans[i]!.spanContext();
+      expect(seen.traceparent).toBe(`00-${sc.traceId}-${sc.spanId}-01`);
+    }
+  });
+
   it('injects trace context into a copy of params._meta and keeps the caller keys', async () => {
     const { client, close } = await connectPair(scripted({ echo: { content: [] } }));
     t.reset();

@@ -129,16 +129,38 @@ describe('server side (McpServer over an in-memory pair)', () => {
       'mcp.tool.failure.source': 'instrumentation',
     });
     expect(server.status.code).toBe(SpanStatusCode.ERROR);
-    const exception = server.events.find((e) => e.name === 'exception');
-    expect(exception?.attributes?.['exception.stacktrace']).toContain('ECONNREFUSED');
+    expect(server.status.message).toContain('ECONNREFUSED');
+    // Exceptions go to the log record (the exception conventions), not to a span event.
+    expect(server.events.filter((e) => e.name === 'exception')).toEqual([]);
     const logs = await t.logRecords();
     const log = logs.find((l) => l.spanContext?.traceId === traceId);
+    expect(log?.spanContext?.spanId).toBe(server.spanContext().spanId);
     expect(log?.body).toContain(traceId);
     expect(log?.attributes).toMatchObject({
       'mcp.tool.failure.correlation_id': traceId,
       'exception.type': 'Error',
     });
+    expect(String(log?.attributes['exception.message'])).toContain('ECONNREFUSED');
     expect(String(log?.attributes['exception.stacktrace'])).toContain('server.test.ts');
+  });
+
+  it("exceptionSignal 'logs/dup' also records the exception as a span event", async () => {
+    t.instrumentation.setConfig({ exceptionSignal: 'logs/dup' });
+    await pair.client.callTool({ name: 'boom', arguments: {} });
+    const server = serverSpan('tools/call boom');
+    const exception = server.events.find((e) => e.name === 'exception');
+    expect(exception?.attributes?.['exception.stacktrace']).toContain('ECONNREFUSED');
+    const logs = await t.logRecords();
+    expect(logs.some((l) => l.spanContext?.spanId === server.spanContext().spanId)).toBe(true);
+  });
+
+  it('without failure logs, the exception is kept as a span event', async () => {
+    t.instrumentation.setConfig({ emitFailureLogs: false });
+    await pair.client.callTool({ name: 'boom', arguments: {} });
+    const server = serverSpan('tools/call boom');
+    expect(server.events.map((e) => e.name)).toEqual(['exception']);
+    expect(String(server.events[0]?.attributes?.['exception.message'])).toContain('ECONNREFUSED');
+    expect(await t.logRecords()).toEqual([]);
   });
 
   it('with redactThrownErrorText, sends a short line instead of the thrown message, which stays on the server', async () => {
@@ -153,9 +175,9 @@ describe('server side (McpServer over an in-memory pair)', () => {
       },
     ]);
     expect(JSON.stringify(result)).not.toContain('10.1.2.3');
-    expect(
-      String(serverSpan('tools/call boom').events[0]?.attributes?.['exception.message']),
-    ).toContain('10.1.2.3');
+    const logs = await t.logRecords();
+    const log = logs.find((l) => l.spanContext?.traceId === traceId);
+    expect(String(log?.attributes['exception.message'])).toContain('10.1.2.3');
     // A ToolFailureError's message is written for the caller: kept.
     expect(login.content).toEqual([{ type: 'text', text: 'Not connected.' }]);
   });
@@ -337,7 +359,9 @@ describe('server side: the low-level Server API', () => {
     });
     expect(internal.status.code).toBe(SpanStatusCode.ERROR);
     expect(internal.status.message).toContain('upstream down');
-    expect(internal.events.some((e) => e.name === 'exception')).toBe(true);
+    const logs = await t.logRecords();
+    const log = logs.find((l) => l.spanContext?.spanId === internal.spanContext().spanId);
+    expect(log?.attributes['exception.message']).toContain('upstream down');
     const badParams = serverSpan('tools/call bad-params');
     expect(badParams.attributes['rpc.response.status_code']).toBe('-32602');
     expect(badParams.attributes).not.toHaveProperty('error.type');

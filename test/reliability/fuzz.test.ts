@@ -3,7 +3,12 @@ import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractFromParams, injectIntoParams } from '../../src/core/propagation.js';
-import { requestAttributes, transportAttributes } from '../../src/core/attributes.js';
+import {
+  operationAttributes,
+  setRequestAttributes,
+  targetOf,
+  transportAttributes,
+} from '../../src/core/attributes.js';
 import { classifyError, readToolFailure, TOOL_FAILURE_META_KEY } from '../../src/index.js';
 import { connectPair, Server, type Client } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
@@ -56,7 +61,12 @@ describe('fuzz: pure cores', () => {
         classifyError(a);
         extractFromParams(a);
         extractFromParams({ _meta: b });
-        requestAttributes('tools/call', a, b);
+        operationAttributes(a, 'tools/call', targetOf('tools/call', a), undefined);
+        operationAttributes(b, 'prompts/get', targetOf('prompts/get', b), '2025-11-25');
+        const sink = trace.getTracer('fuzz').startSpan('fuzz sink');
+        setRequestAttributes(sink, 'resources/read', a, b, a);
+        setRequestAttributes(sink, 'tools/call', b, a, b);
+        sink.end();
         transportAttributes(a);
         expect(prototypeKeys()).toEqual(protoBefore);
       }),
