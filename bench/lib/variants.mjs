@@ -13,13 +13,14 @@ import * as v1Mcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpInstrumentation } from '../../dist/esm/index.js';
 
-export const VARIANTS = ['baseline', 'floor', 'omcp', 'autotel', 'traceloop'];
+export const VARIANTS = ['baseline', 'floor', 'omcp', 'omcp-client', 'autotel', 'traceloop'];
 
 /** What each variant is expected to produce per tool call. */
 export const EXPECTED = {
   baseline: 'none',
   floor: 'client+server',
   omcp: 'client+server',
+  'omcp-client': 'client only',
   autotel: 'client+server',
   traceloop: 'client+server',
 };
@@ -45,6 +46,17 @@ export async function installVariant(name) {
       const instrumentation = new McpInstrumentation();
       instrumentation._patchLoaded({ v1Protocol, v1Mcp });
       return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb, instrumentation };
+    }
+    case 'omcp-client': {
+      // The like-for-like row for a peer that traces the client only: this package on the
+      // client object alone (manual mode), the server left uninstrumented. Metrics on.
+      const instrumentation = new McpInstrumentation();
+      return {
+        client: (c) => instrumentation.instrumentClient(c),
+        server: (s) => s,
+        tool: (_n, cb) => cb,
+        instrumentation,
+      };
     }
     case 'autotel': {
       // autotel's docs call init() first; it would start its own NodeSDK and exporters, so the

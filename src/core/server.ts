@@ -536,20 +536,22 @@ export function wrapRequestHandler<H extends (this: unknown, ...args: unknown[])
   handler: H,
   source: TelemetrySource,
 ): H {
+  // Made once per handler, not per call: the hot path allocates no closure for errors.
+  const onToolCallError = (error: unknown): unknown => {
+    noteThrown(error);
+    if (isToolFailureError(error)) {
+      try {
+        const failure = error.toToolFailure(serverCallTraceId());
+        return toolFailureResult(failure, error.message, undefined, source.config().metaKey);
+      } catch {
+        throw error;
+      }
+    }
+    throw error;
+  };
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
     if (!source.active()) return handler.apply(this, args);
-    const onError = (error: unknown): unknown => {
-      noteThrown(error);
-      if (ownValue(args[0], 'method') === 'tools/call' && isToolFailureError(error)) {
-        try {
-          const failure = error.toToolFailure(serverCallTraceId());
-          return toolFailureResult(failure, error.message, undefined, source.config().metaKey);
-        } catch {
-          throw error;
-        }
-      }
-      throw error;
-    };
+    const onError = ownValue(args[0], 'method') === 'tools/call' ? onToolCallError : noteAndRethrow;
     try {
       const out = handler.apply(this, args);
       if (out instanceof Promise) return out.then(undefined, onError);
@@ -561,6 +563,12 @@ export function wrapRequestHandler<H extends (this: unknown, ...args: unknown[])
   return wrapped as H;
 }
 
+/** Notes an error on the running call and passes it on (a shared rejection handler). */
+function noteAndRethrow(error: unknown): never {
+  noteThrown(error);
+  throw error;
+}
+
 /** Wraps a tool callback so that an error it throws is noted before the SDK flattens it to text. */
 export function wrapToolCallback<F extends (this: unknown, ...args: unknown[]) => unknown>(
   callback: F,
@@ -568,12 +576,7 @@ export function wrapToolCallback<F extends (this: unknown, ...args: unknown[]) =
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
     try {
       const out = callback.apply(this, args);
-      if (out instanceof Promise) {
-        return out.then(undefined, (error: unknown) => {
-          noteThrown(error);
-          throw error;
-        });
-      }
+      if (out instanceof Promise) return out.then(undefined, noteAndRethrow);
       return out;
     } catch (error) {
       noteThrown(error);
