@@ -118,7 +118,7 @@ async function overhead() {
   const variants = process.env.BENCH_VARIANTS?.split(',') ?? VARIANTS;
   const workers = {};
   for (const v of variants) {
-    workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v });
+    workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v }, ['--expose-gc']);
     await workers[v].ready;
   }
   const scenarios = [];
@@ -213,6 +213,34 @@ async function overhead() {
   results.overhead = { table, cpu: times, wall };
 }
 
+async function alloc() {
+  console.log(
+    '\n## Bytes allocated per call (in-memory, V8 sampling heap profiler; machine-independent)\n',
+  );
+  const out = {};
+  for (const v of ['baseline', 'floor', 'omcp'])
+    out[v] = runScript('./lib/alloc.mjs', { BENCH_VARIANT: v });
+  console.log(
+    `${pad('scenario', 13)}${pad('variant', 11)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}`,
+  );
+  for (const scenario of ['ok', 'fail']) {
+    const base = out.baseline[scenario].bytesPerCall;
+    const floorOver = out.floor[scenario].bytesPerCall - base;
+    for (const v of ['baseline', 'floor', 'omcp']) {
+      const bytes = out[v][scenario].bytesPerCall;
+      const over = bytes - base;
+      console.log(
+        `${pad(`memory/${scenario}`, 13)}${pad(v, 11)}${lpad(bytes, 8)}${lpad(v === 'baseline' ? '-' : over, 15)}${lpad(v === 'baseline' ? '-' : (over / floorOver).toFixed(2), 9)}`,
+      );
+    }
+  }
+  for (const scenario of ['ok', 'fail']) {
+    console.log(`\nlargest allocators, omcp memory/${scenario} (bytes per call):`);
+    for (const t of out.omcp[scenario].top) console.log(`  ${lpad(t.bytesPerCall, 6)}  ${t.fn}`);
+  }
+  results.alloc = out;
+}
+
 async function heap() {
   console.log('\n## Heap growth over 200,000 calls (after GC)\n');
   const calls = Math.round(Number(process.env.BENCH_HEAP_CALLS ?? '200000'));
@@ -270,6 +298,7 @@ async function collector() {
 installPeers();
 const started = Date.now();
 if (want('overhead')) await overhead();
+if (want('alloc')) await alloc();
 if (want('heap')) await heap();
 if (want('retry')) await retry();
 if (want('collector')) await collector();
