@@ -118,7 +118,7 @@ async function overhead() {
   const variants = process.env.BENCH_VARIANTS?.split(',') ?? VARIANTS;
   const workers = {};
   for (const v of variants) {
-    workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v }, ['--expose-gc']);
+    workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v });
     await workers[v].ready;
   }
   const scenarios = [];

@@ -23,11 +23,6 @@ const { server } = createServer(variant, {
     const u = process.cpuUsage();
     return { content: [{ type: 'text', text: String(u.user + u.system) }] };
   },
-  async bench_gc() {
-    // Outside the measured window: every round starts from the same, collected heap.
-    globalThis.gc?.();
-    return { content: [{ type: 'text', text: 'gc' }] };
-  },
   async bench_reset() {
     await otel.tracerProvider.forceFlush();
     otel.spans.reset();

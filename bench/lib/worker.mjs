@@ -22,7 +22,7 @@ const stdio = variant.client(new Client({ name: 'bench-client', version: '1.0.0'
 await stdio.connect(
   new StdioClientTransport({
     command: process.execPath,
-    args: ['--expose-gc', fileURLToPath(new URL('./stdio-server.mjs', import.meta.url))],
+    args: [fileURLToPath(new URL('./stdio-server.mjs', import.meta.url))],
     env: { ...process.env, BENCH_VARIANT: name },
     stderr: 'inherit',
   }),
@@ -49,10 +49,6 @@ async function run({ transport, scenario, n, warmup }) {
   for (let i = 0; i < warmup; i++) await call(client, scenario);
   await otel.tracerProvider.forceFlush();
   await otel.loggerProvider.forceFlush();
-  // Every round starts from a collected heap, so garbage of an earlier round (or scenario) is
-  // not collected on this one's clock; collection of this round's own garbage still is.
-  if (transport === 'stdio') await stdio.callTool({ name: 'bench_gc', arguments: {} });
-  globalThis.gc?.();
   const childBefore = transport === 'stdio' ? await childCpu() : 0;
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
