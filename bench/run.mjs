@@ -278,11 +278,27 @@ async function collector() {
   const r = await (
     await import('./lib/collector-run.mjs')
   ).collectorBench({ startWorker, median, scale });
+  const mb = (b) => (b / 2 ** 20).toFixed(1);
+  const b = r.batchSettings;
   console.log(
-    `reachable ${us(r.reachableNs)} µs/call, unreachable ${us(r.unreachableNs)} µs/call, ratio ${r.ratio.toFixed(3)} (${r.received} spans received by the local receiver)`,
+    `BatchSpanProcessor maxQueueSize ${b.maxQueueSize}, maxExportBatchSize ${b.maxExportBatchSize}, scheduledDelayMillis ${b.scheduledDelayMillis}, exportTimeoutMillis ${b.exportTimeoutMillis}; exporter timeoutMillis ${r.exporterSettings.timeoutMillis}, concurrencyLimit ${r.exporterSettings.concurrencyLimit}`,
   );
   console.log(
-    `unreachable heapUsed after GC per checkpoint (MB): ${r.checkpoints.map((c) => (c.heap / 2 ** 20).toFixed(1) + '@' + c.calls).join(' ')}; queue bound ${r.queue.maxQueueSize} spans`,
+    `CPU per call (calls + ${r.settleMs} ms settle, ${r.rounds.cpu} interleaved rounds of ${r.calls}): reachable ${us(r.reachableNs)} µs, unreachable ${us(r.unreachableNs)} µs, ratio ${r.ratio.toFixed(3)} (wall ${r.wallRatio.toFixed(3)}); ${r.received} spans received by the local receiver`,
+  );
+  const e = r.exporter.unreachable;
+  console.log(
+    `unreachable exporter: ${e.exports} export calls, ${e.failed} failed, at most ${e.maxInFlight} in flight; reachable: ${r.exporter.reachable.ok} ok of ${r.exporter.reachable.exports}`,
+  );
+  const bd = r.bound;
+  console.log(
+    `one span held ${(r.probe.spanBytes / 1024).toFixed(2)} KiB of heap (tries ${r.probe.tries.map((t) => (t / 1024).toFixed(2)).join(', ')}), one batch of ${b.maxExportBatchSize} serialized ${(r.probe.payloadBytes / 1024).toFixed(0)} KiB; bound ${b.maxQueueSize} + ${bd.limit} × ${b.maxExportBatchSize} = ${bd.spans} spans + ${bd.limit} requests = ${mb(bd.bytes)} MB ± ${mb(bd.uncertainty)} MB`,
+  );
+  console.log(
+    `heapUsed + arrayBuffers after GC (MB), unreachable/reachable@calls: ${r.checkpoints.unreachable.map((c, i) => `${mb(c.heap + c.arrayBuffers)}/${mb(r.checkpoints.reachable[i].heap + r.checkpoints.reachable[i].arrayBuffers)}@${c.calls}`).join(' ')}; highest per third: ${bd.thirds.map(mb).join(', ')}`,
+  );
+  console.log(
+    `unreachable after a flush and its last export (${r.released.flushMs} ms): ${mb(r.released.heap + r.released.arrayBuffers)} MB`,
   );
   target(
     'collector unreachable: calls ≤ 1.1 × reachable',
@@ -292,7 +308,7 @@ async function collector() {
   target(
     'collector unreachable: memory bounded by the exporter queue',
     r.bounded,
-    `growth after the queue filled: ${(r.lateGrowth / 2 ** 20).toFixed(2)} MB over ${r.lateCalls} calls`,
+    `at most ${mb(bd.maxExtra)} MB over the same process with nothing queued; bound ${mb(bd.bytes)} ± ${mb(bd.uncertainty)} MB; ${bd.maxInFlight} of ${bd.limit} exports in flight reached`,
   );
   results.collector = r;
 }

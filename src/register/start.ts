@@ -1,5 +1,8 @@
 import { diag } from '@opentelemetry/api';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { McpInstrumentation } from '../instrumentation.js';
 import type { McpInstrumentationConfig } from '../types.js';
 
@@ -28,6 +31,66 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
   return config;
 }
 
+/** An `OTEL_*` string as the SDK reads it: unset, empty and blank are all absent. */
+function envString(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw;
+}
+
+/** A positive number from `OTEL_*`, as the SDK's BatchSpanProcessor settings read it. */
+function envPositive(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = envString(env, name);
+  const value = raw === undefined ? NaN : Number(raw);
+  return value > 0 ? value : undefined;
+}
+
+/**
+ * The trace exporter's concurrency limit for the batch settings in `env`: every batch a
+ * `forceFlush` (or shutdown) of a full queue hands over at once, plus the one already in flight.
+ * The exporter's default of 30 only matters while the collector is unreachable, where each
+ * export it accepts keeps its batch (spans and request) for its retries (about 10 s).
+ */
+export function traceExportConcurrency(env: NodeJS.ProcessEnv = process.env): number {
+  const queue = envPositive(env, 'OTEL_BSP_MAX_QUEUE_SIZE') ?? 2048;
+  const batch = Math.min(envPositive(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? 512, queue);
+  return Math.ceil(queue / batch) + 1;
+}
+
+/**
+ * The OTLP trace exporter NodeSDK would build from `env`, with `concurrencyLimit` set by
+ * {@link traceExportConcurrency} (no `OTEL_*` variable sets it); every other option is still
+ * read from `OTEL_EXPORTER_OTLP_*` by the exporter. `undefined` where NodeSDK would choose
+ * anything else (other or several exporters, `none`, an unknown protocol): it then decides.
+ */
+export function traceExporterFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): NodeSDKConfiguration['traceExporter'] | undefined {
+  const names = [
+    ...new Set(
+      envString(env, 'OTEL_TRACES_EXPORTER')
+        ?.split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '' && v !== 'null'),
+    ),
+  ];
+  if (names.length > 1 || (names.length === 1 && names[0] !== 'otlp')) return undefined;
+  const protocol =
+    envString(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ??
+    envString(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
+    'http/protobuf';
+  const options = { concurrencyLimit: traceExportConcurrency(env) };
+  switch (protocol) {
+    case 'http/protobuf':
+      return new ProtobufTraceExporter(options);
+    case 'http/json':
+      return new JsonTraceExporter(options);
+    case 'grpc':
+      return new GrpcTraceExporter(options);
+    default:
+      return undefined;
+  }
+}
+
 let started: NodeSDK | undefined;
 
 /** One line on stderr: configuration mistakes must be visible without any diag logger set up. */
@@ -38,12 +101,17 @@ function warn(message: string): void {
 /**
  * Starts an OpenTelemetry NodeSDK configured from the standard `OTEL_*` variables (OTLP
  * traces, metrics and logs by default) with `McpInstrumentation` enabled, and flushes it when
- * the process ends normally or on SIGTERM / SIGINT. Used by the `register` entry points.
+ * the process ends normally or on SIGTERM / SIGINT. Used by the `register` entry points. The
+ * OTLP trace exporter gets a concurrency limit ({@link traceExporterFromEnv}).
  */
 export function startTelemetry(): NodeSDK | undefined {
   if (started !== undefined) return started;
   if (process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  const sdk = new NodeSDK({ instrumentations: [new McpInstrumentation(configFromEnv())] });
+  const traceExporter = traceExporterFromEnv();
+  const sdk = new NodeSDK({
+    instrumentations: [new McpInstrumentation(configFromEnv())],
+    ...(traceExporter === undefined ? {} : { traceExporter }),
+  });
   sdk.start();
   started = sdk;
 
