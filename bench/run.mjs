@@ -69,9 +69,40 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const us = (ns) => (ns / 1000).toFixed(1);
+
+/**
+ * 95 % bootstrap interval (rounds resampled with replacement, fixed seed) of
+ * median(x - base) / median(y - base): how much a ratio of overheads can be trusted when
+ * every round is noisy.
+ */
+function ratioInterval(x, y, base) {
+  let seed = 12345;
+  const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const n = base.length;
+  const ratios = [];
+  for (let k = 0; k < 2000; k++) {
+    const dx = [];
+    const dy = [];
+    for (let i = 0; i < n; i++) {
+      const j = Math.floor(rnd() * n);
+      dx.push(x[j] - base[j]);
+      dy.push(y[j] - base[j]);
+    }
+    ratios.push(median(dx) / median(dy));
+  }
+  ratios.sort((a, b) => a - b);
+  return [ratios[Math.floor(0.025 * ratios.length)], ratios[Math.floor(0.975 * ratios.length)]];
+}
+
+/** PASS when the whole interval is within the limit, FAIL when none of it is, else UNCLEAR. */
+function verdictOf([low, high], limit) {
+  if (high <= limit) return 'PASS';
+  if (low > limit) return 'FAIL';
+  return 'UNCLEAR';
+}
+const interval = ([low, high]) => `95% interval ${low.toFixed(2)}–${high.toFixed(2)}`;
 const pad = (s, n) => String(s).padEnd(n);
 const lpad = (s, n) => String(s).padStart(n);
-const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 
 const results = {
   date: new Date().toISOString(),
@@ -108,8 +139,10 @@ function versions() {
   };
 }
 
-function target(name, ok, detail) {
-  results.targets.push({ name, ok, detail });
+/** `result`: true/false, or a verdict ('PASS', 'FAIL', 'UNCLEAR') from an interval. */
+function target(name, result, detail) {
+  const verdict = typeof result === 'string' ? result : result ? 'PASS' : 'FAIL';
+  results.targets.push({ name, ok: verdict === 'PASS', verdict, detail });
 }
 
 /** This package's rows; every other non-reference row is a peer. */
@@ -166,7 +199,7 @@ async function overhead() {
     '\n## Per-call CPU cost (client + server processes; overhead = median of paired per-round differences to baseline)\n',
   );
   console.log(
-    `${pad('scenario', 13)}${pad('variant', 11)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('wall µs', 9)}  spans produced per call`,
+    `${pad('scenario', 13)}${pad('variant', 11)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('(95% interval)', 16)}${lpad('wall µs', 9)}  spans produced per call`,
   );
   for (const [key, byVariant] of Object.entries(times)) {
     const [transport, scenario] = key.split('/');
@@ -183,17 +216,20 @@ async function overhead() {
         expected: EXPECTED[v],
       };
       row.ratioToFloor = v === 'baseline' ? undefined : row.overheadNs / floorOver;
+      row.ratioInterval =
+        v === 'baseline' ? undefined : ratioInterval(byVariant[v], byVariant.floor, base);
       table[key][v] = row;
+      const ci = row.ratioInterval;
       console.log(
-        `${pad(key, 13)}${pad(v, 11)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
+        `${pad(key, 13)}${pad(v, 11)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}${lpad(ci === undefined ? '' : `(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
       );
     }
     const mine = table[key].omcp;
     if (mine !== undefined) {
       target(
         `${key}: omcp overhead ≤ 1.25 × floor overhead`,
-        mine.overheadNs <= 1.25 * floorOver,
-        `${us(mine.overheadNs)} µs vs floor ${us(floorOver)} µs (${mine.ratioToFloor.toFixed(2)}×)`,
+        verdictOf(mine.ratioInterval, 1.25),
+        `${us(mine.overheadNs)} µs vs floor ${us(floorOver)} µs (${mine.ratioToFloor.toFixed(2)}×, ${interval(mine.ratioInterval)})`,
       );
       for (const peer of variants.filter((v) => !OURS.includes(v))) {
         const p = table[key][peer];
@@ -204,10 +240,11 @@ async function overhead() {
             ? 'omcp-client'
             : 'omcp';
         const o = table[key][ours];
+        const ci = ratioInterval(byVariant[ours], byVariant[peer], base);
         target(
           `${key}: ${ours} overhead < ${peer}`,
-          o.overheadNs < p.overheadNs,
-          `${us(o.overheadNs)} µs vs ${us(p.overheadNs)} µs (${peer} spans: ${p.spans.shape}; ${ours} spans: ${o.spans.shape})`,
+          verdictOf(ci, 1),
+          `${us(o.overheadNs)} µs vs ${us(p.overheadNs)} µs (ratio ${(o.overheadNs / p.overheadNs).toFixed(2)}, ${interval(ci)}; ${peer} spans: ${p.spans.shape}; ${ours} spans: ${o.spans.shape})`,
         );
       }
     }
@@ -322,7 +359,7 @@ if (want('retry')) await retry();
 if (want('collector')) await collector();
 
 console.log('\n## Targets\n');
-for (const t of results.targets) console.log(`${verdict(t.ok)}  ${t.name}: ${t.detail}`);
+for (const t of results.targets) console.log(`${pad(t.verdict, 8)}${t.name}: ${t.detail}`);
 results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
 console.log(
   `\n${results.targets.filter((t) => t.ok).length}/${results.targets.length} targets hold; ${results.elapsedSeconds} s`,
