@@ -146,7 +146,7 @@ function target(name, result, detail) {
 }
 
 /** This package's rows; every other non-reference row is a peer. */
-const OURS = ['baseline', 'floor', 'omcp', 'omcp-client'];
+const OURS = ['baseline', 'floor', 'omcp', 'omcp-client', 'omcp-nologs', 'omcp-noobjects'];
 
 async function overhead() {
   const { VARIANTS, EXPECTED } = await import('./lib/variants.mjs');
@@ -199,7 +199,7 @@ async function overhead() {
     '\n## Per-call CPU cost (client + server processes; overhead = median of paired per-round differences to baseline)\n',
   );
   console.log(
-    `${pad('scenario', 13)}${pad('variant', 11)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('(95% interval)', 16)}${lpad('wall µs', 9)}  spans produced per call`,
+    `${pad('scenario', 13)}${pad('variant', 16)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('(95% interval)', 16)}${lpad('wall µs', 9)}  spans produced per call`,
   );
   for (const [key, byVariant] of Object.entries(times)) {
     const [transport, scenario] = key.split('/');
@@ -221,7 +221,7 @@ async function overhead() {
       table[key][v] = row;
       const ci = row.ratioInterval;
       console.log(
-        `${pad(key, 13)}${pad(v, 11)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}${lpad(ci === undefined ? '' : `(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
+        `${pad(key, 13)}${pad(v, 16)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}${lpad(ci === undefined ? '' : `(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
       );
     }
     const mine = table[key].omcp;
@@ -257,19 +257,19 @@ async function alloc() {
     '\n## Bytes allocated per call (in-memory, V8 sampling heap profiler; machine-independent)\n',
   );
   const out = {};
-  for (const v of ['baseline', 'floor', 'omcp'])
-    out[v] = runScript('./lib/alloc.mjs', { BENCH_VARIANT: v });
+  const rows = ['baseline', 'floor', 'omcp', 'omcp-nologs', 'omcp-noobjects'];
+  for (const v of rows) out[v] = runScript('./lib/alloc.mjs', { BENCH_VARIANT: v });
   console.log(
-    `${pad('scenario', 13)}${pad('variant', 11)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}`,
+    `${pad('scenario', 13)}${pad('variant', 16)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}`,
   );
   for (const scenario of ['ok', 'fail']) {
     const base = out.baseline[scenario].bytesPerCall;
     const floorOver = out.floor[scenario].bytesPerCall - base;
-    for (const v of ['baseline', 'floor', 'omcp']) {
+    for (const v of rows) {
       const bytes = out[v][scenario].bytesPerCall;
       const over = bytes - base;
       console.log(
-        `${pad(`memory/${scenario}`, 13)}${pad(v, 11)}${lpad(bytes, 8)}${lpad(v === 'baseline' ? '-' : over, 15)}${lpad(v === 'baseline' ? '-' : (over / floorOver).toFixed(2), 9)}`,
+        `${pad(`memory/${scenario}`, 13)}${pad(v, 16)}${lpad(bytes, 8)}${lpad(v === 'baseline' ? '-' : over, 15)}${lpad(v === 'baseline' ? '-' : (over / floorOver).toFixed(2), 9)}`,
       );
     }
   }

@@ -21,6 +21,8 @@ export const EXPECTED = {
   floor: 'client+server',
   omcp: 'client+server',
   'omcp-client': 'client only',
+  'omcp-nologs': 'client+server',
+  'omcp-noobjects': 'client+server',
   autotel: 'client+server',
   traceloop: 'client+server',
 };
@@ -44,6 +46,17 @@ export async function installVariant(name) {
     case 'omcp': {
       // Auto mode: the same prototype patches the module hooks apply, on the SDK loaded here.
       const instrumentation = new McpInstrumentation();
+      instrumentation._patchLoaded({ v1Protocol, v1Mcp });
+      return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb, instrumentation };
+    }
+    case 'omcp-nologs':
+    case 'omcp-noobjects': {
+      // What the failing path's optional parts cost (run on demand, see docs/performance.md):
+      // without the failure log record (the exception then goes to a span event), or without
+      // the failure objects the server instrumentation adds to error results.
+      const instrumentation = new McpInstrumentation(
+        name === 'omcp-nologs' ? { emitFailureLogs: false } : { addFailureObjects: false },
+      );
       instrumentation._patchLoaded({ v1Protocol, v1Mcp });
       return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb, instrumentation };
     }
