@@ -130,14 +130,6 @@ function sessionIdOf(transport: unknown): string | undefined {
   return ownString(transport, 'sessionId') ?? getterString(transport, 'sessionId');
 }
 
-/** `network.transport` (and protocol) from the transport object's class, plus the session id. */
-export function transportAttributes(transport: unknown): Attributes {
-  const attrs: Attributes = { ...fixedTransportAttributes(transport) };
-  const sessionId = sessionIdOf(transport);
-  if (sessionId !== undefined) attrs[ATTR_MCP_SESSION_ID] = sessionId;
-  return attrs;
-}
-
 function fixedTransportAttributes(transport: unknown): Attributes {
   const attrs: Attributes = {};
   if (typeof transport !== 'object' || transport === null) return attrs;

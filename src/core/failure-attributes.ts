@@ -12,35 +12,27 @@ import { truncate } from './truncate.js';
 
 /** Span attributes of a valid failure object; free text is length-capped. */
 export function failureAttributes(failure: ToolFailure, maxLength: number): Attributes {
-  const attrs: Attributes = {
-    [ATTR_MCP_TOOL_FAILURE_CLASS]: failure.class,
-    [ATTR_MCP_TOOL_FAILURE_CODE]: truncate(failure.code, maxLength),
-    [ATTR_MCP_TOOL_FAILURE_CORRELATION_ID]: truncate(failure.correlationId, maxLength),
-  };
-  if (failure.retryable !== undefined) attrs[ATTR_MCP_TOOL_FAILURE_RETRYABLE] = failure.retryable;
-  if (failure.retryNotBefore !== undefined)
-    attrs[ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE] = failure.retryNotBefore;
-  if (failure.agentGuidance !== undefined) {
-    attrs[ATTR_MCP_TOOL_FAILURE_AGENT_GUIDANCE] = truncate(failure.agentGuidance, maxLength);
-  }
+  const attrs: Attributes = {};
+  writeFailureAttributes(failure, maxLength, (key, value) => (attrs[key] = value));
   return attrs;
 }
 
 /** Sets the attributes of `failureAttributes` on a span, one by one (no intermediate object). */
 export function setFailureAttributes(span: Span, failure: ToolFailure, maxLength: number): void {
-  span.setAttribute(ATTR_MCP_TOOL_FAILURE_CLASS, failure.class);
-  span.setAttribute(ATTR_MCP_TOOL_FAILURE_CODE, truncate(failure.code, maxLength));
-  span.setAttribute(
-    ATTR_MCP_TOOL_FAILURE_CORRELATION_ID,
-    truncate(failure.correlationId, maxLength),
-  );
-  if (failure.retryable !== undefined)
-    span.setAttribute(ATTR_MCP_TOOL_FAILURE_RETRYABLE, failure.retryable);
+  writeFailureAttributes(failure, maxLength, (key, value) => span.setAttribute(key, value));
+}
+
+function writeFailureAttributes(
+  failure: ToolFailure,
+  maxLength: number,
+  write: (key: string, value: string | number | boolean) => void,
+): void {
+  write(ATTR_MCP_TOOL_FAILURE_CLASS, failure.class);
+  write(ATTR_MCP_TOOL_FAILURE_CODE, truncate(failure.code, maxLength));
+  write(ATTR_MCP_TOOL_FAILURE_CORRELATION_ID, truncate(failure.correlationId, maxLength));
+  if (failure.retryable !== undefined) write(ATTR_MCP_TOOL_FAILURE_RETRYABLE, failure.retryable);
   if (failure.retryNotBefore !== undefined)
-    span.setAttribute(ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE, failure.retryNotBefore);
+    write(ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE, failure.retryNotBefore);
   if (failure.agentGuidance !== undefined)
-    span.setAttribute(
-      ATTR_MCP_TOOL_FAILURE_AGENT_GUIDANCE,
-      truncate(failure.agentGuidance, maxLength),
-    );
+    write(ATTR_MCP_TOOL_FAILURE_AGENT_GUIDANCE, truncate(failure.agentGuidance, maxLength));
 }

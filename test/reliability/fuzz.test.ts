@@ -3,12 +3,7 @@ import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractFromParams, injectIntoParams } from '../../src/core/propagation.js';
-import {
-  operationAttributes,
-  setRequestAttributes,
-  targetOf,
-  transportAttributes,
-} from '../../src/core/attributes.js';
+import { operationAttributes, setRequestAttributes, targetOf } from '../../src/core/attributes.js';
 import { classifyError, readToolFailure, TOOL_FAILURE_META_KEY } from '../../src/index.js';
 import { connectPair, Server, type Client } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
@@ -67,7 +62,6 @@ describe('fuzz: pure cores', () => {
         setRequestAttributes(sink, 'resources/read', a, b, a);
         setRequestAttributes(sink, 'tools/call', b, a, b);
         sink.end();
-        transportAttributes(a);
         expect(prototypeKeys()).toEqual(protoBefore);
       }),
       { numRuns: CORE_RUNS },
