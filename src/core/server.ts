@@ -536,10 +536,10 @@ export function wrapRequestHandler<H extends (this: unknown, ...args: unknown[])
   handler: H,
   source: TelemetrySource,
 ): H {
-  // Made once per handler, not per call: the hot path allocates no closure for errors.
-  const onToolCallError = (error: unknown): unknown => {
+  const onError = (request: unknown, error: unknown): unknown => {
     noteThrown(error);
-    if (isToolFailureError(error)) {
+    // The request is looked at only when something was thrown: the success path reads nothing.
+    if (ownValue(request, 'method') === 'tools/call' && isToolFailureError(error)) {
       try {
         const failure = error.toToolFailure(serverCallTraceId());
         return toolFailureResult(failure, error.message, undefined, source.config().metaKey);
@@ -551,13 +551,12 @@ export function wrapRequestHandler<H extends (this: unknown, ...args: unknown[])
   };
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
     if (!source.active()) return handler.apply(this, args);
-    const onError = ownValue(args[0], 'method') === 'tools/call' ? onToolCallError : noteAndRethrow;
     try {
       const out = handler.apply(this, args);
-      if (out instanceof Promise) return out.then(undefined, onError);
+      if (out instanceof Promise) return out.then(undefined, (error) => onError(args[0], error));
       return out;
     } catch (error) {
-      return onError(error);
+      return onError(args[0], error);
     }
   };
   return wrapped as H;
