@@ -150,7 +150,10 @@ const OURS = ['baseline', 'floor', 'omcp', 'omcp-client', 'omcp-nologs', 'omcp-n
 
 async function overhead() {
   const { VARIANTS, EXPECTED } = await import('./lib/variants.mjs');
-  const variants = process.env.BENCH_VARIANTS?.split(',') ?? VARIANTS;
+  // Every ratio is to the floor's overhead over the baseline: both always run.
+  const variants = [
+    ...new Set(['baseline', 'floor', ...(process.env.BENCH_VARIANTS?.split(',') ?? VARIANTS)]),
+  ];
   const workers = {};
   for (const v of variants) {
     workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v });

@@ -3,20 +3,14 @@
 // not depend on what else the machine runs. It also names the functions that allocate the most.
 // Prints one JSON line.
 import { Session } from 'node:inspector/promises';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { setupOtel } from './otel.mjs';
 import { installVariant } from './variants.mjs';
-import { createServer } from './server.mjs';
+import { connectInMemory } from './server.mjs';
 
 const N = Number(process.env.BENCH_ALLOC_CALLS ?? '5000');
 const otel = setupOtel();
 const variant = await installVariant(process.env.BENCH_VARIANT ?? 'omcp');
-const { server } = createServer(variant);
-const [a, b] = InMemoryTransport.createLinkedPair();
-await server.connect(b);
-const client = variant.client(new Client({ name: 'alloc', version: '1.0.0' }));
-await client.connect(a);
+const client = await connectInMemory(variant, 'alloc');
 
 const session = new Session();
 session.connect();

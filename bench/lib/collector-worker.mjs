@@ -1,12 +1,10 @@
 // One process exporting over OTLP/HTTP to BENCH_OTLP_URL (a local receiver, or a closed port).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { setTimeout as sleep, setImmediate as tick } from 'node:timers/promises';
 import { setupOtel } from './otel.mjs';
 import { installVariant } from './variants.mjs';
-import { createServer } from './server.mjs';
+import { connectInMemory } from './server.mjs';
 import { COLLECTOR_BATCH, COLLECTOR_EXPORTER, SETTLE_MS } from './collector-batch.mjs';
 
 /** Passes every call through to the OTLP exporter, counting what it was given and what came back. */
@@ -47,11 +45,7 @@ const exporter = new CountingDecorator(
 );
 const otel = setupOtel({ spanExporter: exporter, batch: COLLECTOR_BATCH });
 const variant = await installVariant('omcp');
-const { server } = createServer(variant);
-const [a, b] = InMemoryTransport.createLinkedPair();
-await server.connect(b);
-const client = variant.client(new Client({ name: 'collector', version: '1.0.0' }));
-await client.connect(a);
+const client = await connectInMemory(variant, 'collector');
 let total = 0;
 
 // One event-loop turn per call, as a server reading requests from a socket has: the in-memory

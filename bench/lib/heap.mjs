@@ -1,21 +1,15 @@
 // Heap growth across many calls, after GC (run with --expose-gc). Prints one JSON line.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { setImmediate as tick } from 'node:timers/promises';
 import { setupOtel } from './otel.mjs';
 import { installVariant } from './variants.mjs';
-import { createServer } from './server.mjs';
+import { connectInMemory } from './server.mjs';
 
 const calls = Number(process.env.BENCH_HEAP_CALLS ?? '200000');
 const otel = setupOtel();
 const variant = await installVariant(process.env.BENCH_VARIANT ?? 'omcp');
 if (process.env.BENCH_CONFIG)
   variant.instrumentation.setConfig(JSON.parse(process.env.BENCH_CONFIG));
-const { server } = createServer(variant);
-const [a, b] = InMemoryTransport.createLinkedPair();
-await server.connect(b);
-const client = variant.client(new Client({ name: 'heap', version: '1.0.0' }));
-await client.connect(a);
+const client = await connectInMemory(variant, 'heap');
 
 async function settledHeap() {
   await otel.tracerProvider.forceFlush();

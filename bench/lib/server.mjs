@@ -1,4 +1,6 @@
 // The benchmark's MCP server: one tool that succeeds, one that throws.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 /** Builds the server with `variant`'s wrappers; `extraTools` may add tools (e.g. stats). */
@@ -22,4 +24,14 @@ export function createServer(variant, extraTools = {}) {
   for (const [name, cb] of Object.entries(extraTools))
     server.registerTool(name, { description: name }, cb);
   return { server, raw };
+}
+
+/** The benchmark's server of `variant` and a client of it over an in-memory pair, connected. */
+export async function connectInMemory(variant, clientName) {
+  const { server } = createServer(variant);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = variant.client(new Client({ name: clientName, version: '1.0.0' }));
+  await client.connect(clientSide);
+  return client;
 }

@@ -3,20 +3,15 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { setupOtel, slim } from './otel.mjs';
 import { installVariant } from './variants.mjs';
-import { createServer } from './server.mjs';
+import { connectInMemory } from './server.mjs';
 
 const name = process.env.BENCH_VARIANT ?? 'baseline';
 const otel = setupOtel();
 const variant = await installVariant(name);
 
-const { server } = createServer(variant);
-const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-await server.connect(serverSide);
-const memory = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }));
-await memory.connect(clientSide);
+const memory = await connectInMemory(variant, 'bench-client');
 
 const stdio = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }));
 await stdio.connect(
