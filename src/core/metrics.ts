@@ -1,12 +1,17 @@
 import {
   ValueType,
   type Attributes,
-  type Counter,
   type Histogram,
   type Meter,
+  type ObservableResult,
 } from '@opentelemetry/api';
 import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_TOOL_FAILURE_CLASS,
+  ATTR_MCP_TOOL_FAILURE_CODE,
   DURATION_BUCKETS_SECONDS,
+  ERROR_TYPE_VALUE_TOOL_ERROR,
   METRIC_CODE_OTHER,
   METRIC_MCP_CLIENT_OPERATION_DURATION,
   METRIC_MCP_CLIENT_TOOL_FAILURES,
@@ -19,8 +24,70 @@ import { BASELINE_CODES, PACKAGE_CODES } from '../tool-failure/constants.js';
 export interface McpInstruments {
   clientDuration: Histogram;
   serverDuration: Histogram;
-  clientFailures: Counter;
-  serverFailures: Counter;
+  clientFailures: FailureTally;
+  serverFailures: FailureTally;
+}
+
+/** Distinct attribute sets a failure counter keeps before counting the rest as overflow. */
+export const FAILURE_TALLY_LIMIT = 2000;
+/** The attribute the OpenTelemetry metrics SDK puts on its own overflow point. */
+const ATTR_OTEL_METRIC_OVERFLOW = 'otel.metric.overflow';
+
+interface TallyEntry {
+  readonly attrs: Attributes;
+  value: number;
+}
+
+/**
+ * A failure counter counted in-process and reported through an asynchronous counter at each
+ * collection: adding one is a lookup in nested maps and an increment, with no attribute object
+ * built and no attribute hash computed per failure (a synchronous counter's `add` does both).
+ * The exported metric is the same monotonic sum a synchronous counter would give, cumulative or
+ * delta as the reader asks. Like the SDK's cardinality limit, distinct attribute sets beyond
+ * `limit` are counted on one point with `otel.metric.overflow=true`.
+ */
+export class FailureTally {
+  private readonly byTool = new Map<
+    string | undefined,
+    Map<string | undefined, Map<string | undefined, TallyEntry>>
+  >();
+  private readonly entries: TallyEntry[] = [];
+  private overflow: TallyEntry | undefined;
+
+  constructor(private readonly limit: number = FAILURE_TALLY_LIMIT) {}
+
+  /** Counts one failure of `tool` (class and code when the failure object was valid). */
+  add(tool: string | undefined, cls: string | undefined, code: string | undefined): void {
+    let byClass = this.byTool.get(tool);
+    let byCode = byClass?.get(cls);
+    let entry = byCode?.get(code);
+    if (entry === undefined) {
+      if (this.entries.length >= this.limit) {
+        this.overflow ??= {
+          attrs: Object.freeze({ [ATTR_OTEL_METRIC_OVERFLOW]: true }),
+          value: 0,
+        };
+        this.overflow.value++;
+        return;
+      }
+      const attrs: Attributes = { [ATTR_ERROR_TYPE]: ERROR_TYPE_VALUE_TOOL_ERROR };
+      if (tool !== undefined) attrs[ATTR_GEN_AI_TOOL_NAME] = tool;
+      if (cls !== undefined) attrs[ATTR_MCP_TOOL_FAILURE_CLASS] = cls;
+      if (code !== undefined) attrs[ATTR_MCP_TOOL_FAILURE_CODE] = code;
+      entry = { attrs: Object.freeze(attrs), value: 0 };
+      this.entries.push(entry);
+      if (byClass === undefined) this.byTool.set(tool, (byClass = new Map()));
+      if (byCode === undefined) byClass.set(cls, (byCode = new Map()));
+      byCode.set(code, entry);
+    }
+    entry.value++;
+  }
+
+  /** Reports every count so far (the callback of the asynchronous counter). */
+  observe(result: ObservableResult): void {
+    for (const entry of this.entries) result.observe(entry.value, entry.attrs);
+    if (this.overflow !== undefined) result.observe(this.overflow.value, this.overflow.attrs);
+  }
 }
 
 /** Creates the instruments on `meter`. */
@@ -41,17 +108,25 @@ export function createInstruments(meter: Meter): McpInstruments {
       METRIC_MCP_SERVER_OPERATION_DURATION,
       'Duration of MCP requests as seen by the receiver.',
     ),
-    clientFailures: meter.createCounter(METRIC_MCP_CLIENT_TOOL_FAILURES, {
-      description: 'Tool calls that came back as failures, by tool, class and code.',
-      unit: '{failure}',
-      valueType: ValueType.INT,
-    }),
-    serverFailures: meter.createCounter(METRIC_MCP_SERVER_TOOL_FAILURES, {
-      description: 'Tool calls that this server answered with a failure, by tool, class and code.',
-      unit: '{failure}',
-      valueType: ValueType.INT,
-    }),
+    clientFailures: failureCounter(
+      meter,
+      METRIC_MCP_CLIENT_TOOL_FAILURES,
+      'Tool calls that came back as failures, by tool, class and code.',
+    ),
+    serverFailures: failureCounter(
+      meter,
+      METRIC_MCP_SERVER_TOOL_FAILURES,
+      'Tool calls that this server answered with a failure, by tool, class and code.',
+    ),
   };
+}
+
+function failureCounter(meter: Meter, name: string, description: string): FailureTally {
+  const tally = new FailureTally();
+  meter
+    .createObservableCounter(name, { description, unit: '{failure}', valueType: ValueType.INT })
+    .addCallback((result) => tally.observe(result));
+  return tally;
 }
 
 const KNOWN_CODES = new Set<string>([

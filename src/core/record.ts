@@ -5,7 +5,6 @@ import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_TOOL_FAILURE_CLASS,
-  ATTR_MCP_TOOL_FAILURE_CODE,
   ATTR_MCP_TOOL_FAILURE_PROBLEMS,
   ERROR_TYPE_VALUE_TOOL_ERROR,
 } from '../semconv.js';
@@ -48,24 +47,38 @@ export function recordToolResult(
   if (ownValue(result, 'isError') !== true) return undefined;
   span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_VALUE_TOOL_ERROR);
   span.setStatus({ code: SpanStatusCode.ERROR });
-  const failed: Attributes = { ...metricAttrs, [ATTR_ERROR_TYPE]: ERROR_TYPE_VALUE_TOOL_ERROR };
-  const counterAttrs: Attributes = { [ATTR_ERROR_TYPE]: ERROR_TYPE_VALUE_TOOL_ERROR };
   const tool = metricAttrs[ATTR_GEN_AI_TOOL_NAME];
-  if (tool !== undefined) counterAttrs[ATTR_GEN_AI_TOOL_NAME] = tool;
   let failure: ToolFailure | undefined;
   if (reading?.status === 'valid') {
     failure = reading.failure;
     setFailureAttributes(span, failure, config.maxAttributeLength);
-    failed[ATTR_MCP_TOOL_FAILURE_CLASS] = failure.class;
-    counterAttrs[ATTR_MCP_TOOL_FAILURE_CLASS] = failure.class;
-    counterAttrs[ATTR_MCP_TOOL_FAILURE_CODE] = metricCode(failure.code, config.metricCodes);
   }
   const instruments = source.instruments();
   (side === 'client' ? instruments.clientFailures : instruments.serverFailures).add(
-    1,
-    counterAttrs,
+    typeof tool === 'string' ? tool : undefined,
+    failure?.class,
+    failure === undefined ? undefined : metricCode(failure.code, config.metricCodes),
   );
-  return { metricAttrs: failed, failure };
+  return { metricAttrs: failedAttributes(metricAttrs, failure?.class), failure };
+}
+
+/**
+ * The duration histogram's attributes of a failed tool call: the operation's plus
+ * `error.type=tool_error` and the failure class. Frozen and kept per operation and class, so a
+ * failing call allocates none (weakly: they go with the operation's attributes).
+ */
+const failedByOperation = new WeakMap<Attributes, Map<string | undefined, Attributes>>();
+
+function failedAttributes(opAttrs: Attributes, cls: string | undefined): Attributes {
+  let byClass = failedByOperation.get(opAttrs);
+  let attrs = byClass?.get(cls);
+  if (attrs !== undefined) return attrs;
+  const built: Attributes = { ...opAttrs, [ATTR_ERROR_TYPE]: ERROR_TYPE_VALUE_TOOL_ERROR };
+  if (cls !== undefined) built[ATTR_MCP_TOOL_FAILURE_CLASS] = cls;
+  attrs = Object.freeze(built);
+  if (byClass === undefined) failedByOperation.set(opAttrs, (byClass = new Map()));
+  byClass.set(cls, attrs);
+  return attrs;
 }
 
 /** Runs a user hook so that nothing it does can reach the caller. */

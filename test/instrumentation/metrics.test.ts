@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DataPointType } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  DataPointType,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import { FailureTally } from '../../src/core/metrics.js';
 import { ToolFailureError } from '../../src/index.js';
 import { McpServer, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
@@ -111,5 +118,71 @@ describe('metrics', () => {
     expect(server.some((p) => p.attributes['mcp.tool.failure.code'] === 'quota_exceeded')).toBe(
       true,
     );
+  });
+});
+
+describe('failure counters (counted in-process, reported at collection)', () => {
+  async function collect(temporality: AggregationTemporality, limit?: number) {
+    const exporter = new InMemoryMetricExporter(temporality);
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+    const provider = new MeterProvider({ readers: [reader] });
+    const meter = provider.getMeter('tally-test');
+    const tally = new FailureTally(limit);
+    meter
+      .createObservableCounter('failures', { unit: '{failure}' })
+      .addCallback((r) => tally.observe(r));
+    const points = async () => {
+      exporter.reset();
+      await reader.forceFlush();
+      const metric = exporter.getMetrics().at(-1)?.scopeMetrics[0]?.metrics[0];
+      return metric === undefined ? [] : metric.dataPoints;
+    };
+    return { tally, points, provider };
+  }
+
+  it('exports a monotonic sum per tool, class and code, cumulative across collections', async () => {
+    const { tally, points, provider } = await collect(AggregationTemporality.CUMULATIVE);
+    tally.add('a', 'reliability', 'timeout');
+    tally.add('a', 'reliability', 'timeout');
+    tally.add('b', undefined, undefined);
+    let p = await points();
+    expect(p.map((x) => [x.attributes, x.value])).toEqual([
+      [
+        {
+          'error.type': 'tool_error',
+          'gen_ai.tool.name': 'a',
+          'mcp.tool.failure.class': 'reliability',
+          'mcp.tool.failure.code': 'timeout',
+        },
+        2,
+      ],
+      [{ 'error.type': 'tool_error', 'gen_ai.tool.name': 'b' }, 1],
+    ]);
+    tally.add('a', 'reliability', 'timeout');
+    p = await points();
+    expect(p[0]!.value).toBe(3);
+    await provider.shutdown();
+  });
+
+  it('gives deltas to a delta reader, like a synchronous counter would', async () => {
+    const { tally, points, provider } = await collect(AggregationTemporality.DELTA);
+    tally.add('a', 'governance', 'policy_blocked');
+    expect((await points()).map((x) => x.value)).toEqual([1]);
+    tally.add('a', 'governance', 'policy_blocked');
+    tally.add('a', 'governance', 'policy_blocked');
+    expect((await points()).map((x) => x.value)).toEqual([2]);
+    await provider.shutdown();
+  });
+
+  it('counts attribute sets beyond its limit on one overflow point, losing no failure', async () => {
+    const { tally, points, provider } = await collect(AggregationTemporality.CUMULATIVE, 3);
+    for (let i = 0; i < 10; i++) tally.add(`tool-${i}`, 'capability', 'invalid_input');
+    tally.add('tool-0', 'capability', 'invalid_input');
+    const p = await points();
+    expect(p).toHaveLength(4);
+    expect(p.reduce((n, x) => n + Number(x.value), 0)).toBe(11);
+    expect(p.find((x) => x.attributes['otel.metric.overflow'] === true)?.value).toBe(7);
+    expect(p.find((x) => x.attributes['gen_ai.tool.name'] === 'tool-0')?.value).toBe(2);
+    await provider.shutdown();
   });
 });
