@@ -29,17 +29,18 @@ export function resolveConfig(
     maxAttributeLength: typeof max === 'number' && Number.isInteger(max) && max >= 16 ? max : 256,
     emitFailureLogs: config.emitFailureLogs !== false,
     exceptionSpanEvents:
-      config.emitFailureLogs === false || exceptionSignalOf(config, env) === 'logs/dup',
+      config.emitFailureLogs === false ||
+      exceptionSignalOf(config.exceptionSignal, env) === 'logs/dup',
     redactThrownErrorText: config.redactThrownErrorText === true,
   };
 }
 
-function exceptionSignalOf(
-  config: McpInstrumentationConfig,
-  env: NodeJS.ProcessEnv,
+/** Where exceptions go: an explicit `'logs'`/`'logs/dup'`, else the conventions' opt-in variable. */
+export function exceptionSignalOf(
+  explicit: unknown,
+  env: NodeJS.ProcessEnv = process.env,
 ): 'logs' | 'logs/dup' {
-  if (config.exceptionSignal === 'logs' || config.exceptionSignal === 'logs/dup')
-    return config.exceptionSignal;
+  if (explicit === 'logs' || explicit === 'logs/dup') return explicit;
   // The conventions' opt-in variable may list several values, comma-separated.
   const values = (env.OTEL_SEMCONV_EXCEPTION_SIGNAL_OPT_IN ?? '').split(',').map((v) => v.trim());
   return values.includes('logs/dup') ? 'logs/dup' : 'logs';

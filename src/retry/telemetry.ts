@@ -1,6 +1,7 @@
 import {
   INVALID_SPAN_CONTEXT,
   SpanKind,
+  context,
   SpanStatusCode,
   diag,
   metrics,
@@ -31,7 +32,10 @@ import {
   EVENT_MCP_TOOL_CALL_RETRY,
   METRIC_MCP_TOOL_CALL_RETRIES,
 } from '../semconv.js';
+import { logs, SeverityNumber, type LoggerProvider } from '@opentelemetry/api-logs';
+import { exceptionSignalOf } from '../core/config.js';
 import { metricCode } from '../core/metrics.js';
+import { truncate } from '../core/truncate.js';
 import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
 
 const SCOPE = '@omcp/instrumentation-mcp';
@@ -50,11 +54,15 @@ export interface CallEnd {
 /** Spans and metrics of the retry policy, all through `@opentelemetry/api`. */
 export class RetryTelemetry {
   private readonly retries: Counter;
+  private readonly exceptionSpanEvents: boolean;
 
   constructor(
     private readonly tracerProvider: TracerProvider | undefined,
     meterProvider: MeterProvider | undefined,
+    private readonly loggerProvider?: LoggerProvider,
+    exceptionSignal?: 'logs' | 'logs/dup',
   ) {
+    this.exceptionSpanEvents = exceptionSignalOf(exceptionSignal) === 'logs/dup';
     this.retries = (meterProvider ?? metrics.getMeterProvider())
       .getMeter(SCOPE)
       .createCounter(METRIC_MCP_TOOL_CALL_RETRIES, {
@@ -118,7 +126,7 @@ export class RetryTelemetry {
         else if (error !== undefined) errorType = errorTypeOf(error);
         span.setAttribute(ATTR_ERROR_TYPE, errorType);
         span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
-        if (error instanceof Error && outcome === 'error') span.recordException(error);
+        if (outcome === 'error' && error !== undefined) this.recordException(span, toolName, error);
       }
       const attributes: Attributes = {
         [ATTR_GEN_AI_TOOL_NAME]: toolName,
@@ -131,6 +139,32 @@ export class RetryTelemetry {
       this.retries.add(Math.max(0, attempts - 1), attributes);
     });
     guard(() => span.end());
+  }
+
+  /**
+   * The error thrown to the caller, as the conventions record exceptions: a log record in the
+   * span's context (WARN: the caller receives the error and decides), and with `logs/dup` an
+   * `exception` span event as well.
+   */
+  private recordException(span: Span, toolName: string, error: unknown): void {
+    if (this.exceptionSpanEvents && error instanceof Error) span.recordException(error);
+    const attributes: Attributes = { [ATTR_GEN_AI_TOOL_NAME]: toolName };
+    if (error instanceof Error) {
+      attributes['exception.type'] = error.name;
+      attributes['exception.message'] = truncate(error.message, 4096);
+      if (typeof error.stack === 'string')
+        attributes['exception.stacktrace'] = truncate(error.stack, 16_384);
+    } else {
+      attributes['exception.type'] = 'NonError';
+      attributes['exception.message'] = truncate(String(error), 1024);
+    }
+    (this.loggerProvider ?? logs.getLoggerProvider()).getLogger(SCOPE).emit({
+      severityNumber: SeverityNumber.WARN,
+      severityText: 'WARN',
+      body: `mcp.tool.call ${toolName} failed with a thrown error`,
+      attributes,
+      context: trace.setSpan(context.active(), span),
+    });
   }
 }
 

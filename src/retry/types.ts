@@ -1,4 +1,5 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
+import type { LoggerProvider } from '@opentelemetry/api-logs';
 import type { TOOL_CALL_OUTCOMES } from '../semconv.js';
 import type {
   ErrorClassifier,
@@ -213,6 +214,17 @@ export interface ToolRetryPolicy {
   tracerProvider?: TracerProvider;
   /** @default the global meter provider */
   meterProvider?: MeterProvider;
+  /**
+   * Where the exception of a logical call that ends in a thrown error is recorded (a log record
+   * in the call span's context, severity WARN, `exception.*` attributes).
+   * @default the global logger provider
+   */
+  loggerProvider?: LoggerProvider;
+  /**
+   * `logs/dup` also records that exception as an `exception` span event (for trace-only
+   * backends). @default from `OTEL_SEMCONV_EXCEPTION_SIGNAL_OPT_IN`, else `'logs'`
+   */
+  exceptionSignal?: 'logs' | 'logs/dup';
 }
 
 /** What one logical call through `callToolWithRetry` produced. */

@@ -120,7 +120,12 @@ class ToolRetryEngine {
           : guardedBudget(policy.retryBudget);
     this.clock = policy.clock ?? systemClock;
     this.random = policy.random ?? Math.random;
-    this.telemetry = new RetryTelemetry(policy.tracerProvider, policy.meterProvider);
+    this.telemetry = new RetryTelemetry(
+      policy.tracerProvider,
+      policy.meterProvider,
+      policy.loggerProvider,
+      policy.exceptionSignal,
+    );
     this.cache = new ToolAnnotationCache((cursor) => this.listPage(cursor));
   }
 

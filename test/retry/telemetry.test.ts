@@ -1,4 +1,9 @@
 import { SpanKind, context, trace } from '@opentelemetry/api';
+import {
+  InMemoryLogRecordExporter,
+  LoggerProvider,
+  SimpleLogRecordProcessor,
+} from '@opentelemetry/sdk-logs';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import type { DataPoint } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -188,24 +193,43 @@ describe('retry telemetry', () => {
     await pair.close();
   });
 
-  it('a thrown error ends the span with outcome error and the error recorded', async () => {
-    const pair = await v1Pair({
-      hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
+  for (const exceptionSignal of ['logs', 'logs/dup'] as const) {
+    it(`a thrown error ends the span with outcome error, the exception in a log record (${exceptionSignal})`, async () => {
+      const logExporter = new InMemoryLogRecordExporter();
+      const loggerProvider = new LoggerProvider({
+        processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
+      });
+      const pair = await v1Pair({
+        hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
+      });
+      const client = withToolRetry(pair.client, { meterProvider, loggerProvider, exceptionSignal });
+      await expect(
+        drive(client.callTool({ name: 'hang' }, undefined, { timeout: 100 })),
+      ).rejects.toMatchObject({ code: -32001 });
+      const span = exporter.getFinishedSpans().find((s) => s.name === 'mcp.tool.call hang');
+      expect(span?.attributes).toMatchObject({
+        'mcp.tool.call.attempts': 1,
+        'mcp.tool.call.outcome': 'error',
+        'error.type': '-32001',
+      });
+      expect(span?.status.code).toBe(2);
+      expect(span?.events.map((e) => e.name)).toEqual(
+        exceptionSignal === 'logs/dup' ? ['exception'] : [],
+      );
+      const [record, ...others] = logExporter.getFinishedLogRecords();
+      expect(others).toEqual([]);
+      expect(record?.severityText).toBe('WARN');
+      expect(record?.spanContext?.spanId).toBe(span?.spanContext().spanId);
+      expect(record?.attributes).toMatchObject({
+        'gen_ai.tool.name': 'hang',
+        'exception.type': 'McpError',
+        'exception.message': expect.stringContaining('timed out'),
+        'exception.stacktrace': expect.stringContaining('McpError'),
+      });
+      await pair.close();
+      await loggerProvider.shutdown();
     });
-    const client = withToolRetry(pair.client, { meterProvider });
-    await expect(
-      drive(client.callTool({ name: 'hang' }, undefined, { timeout: 100 })),
-    ).rejects.toMatchObject({ code: -32001 });
-    const span = exporter.getFinishedSpans().find((s) => s.name === 'mcp.tool.call hang');
-    expect(span?.attributes).toMatchObject({
-      'mcp.tool.call.attempts': 1,
-      'mcp.tool.call.outcome': 'error',
-      'error.type': '-32001',
-    });
-    expect(span?.status.code).toBe(2);
-    expect(span?.events.map((e) => e.name)).toEqual(['exception']);
-    await pair.close();
-  });
+  }
 
   it('records budget_exhausted and aborted outcomes', async () => {
     const pair = await v1Pair({
