@@ -283,6 +283,15 @@ async function alloc() {
   results.alloc = out;
 }
 
+async function parts() {
+  console.log(
+    "\n## What a failing call's parts cost on their own (ns per operation, tight loop, GC included)\n",
+  );
+  const out = runScript('./lib/parts.mjs');
+  for (const { name, ns } of out) console.log(`${lpad(ns, 7)}  ${name}`);
+  results.parts = out;
+}
+
 async function heap() {
   console.log('\n## Heap growth over 200,000 calls (after GC)\n');
   const calls = Math.round(Number(process.env.BENCH_HEAP_CALLS ?? '200000'));
@@ -357,6 +366,7 @@ installPeers();
 const started = Date.now();
 if (want('overhead')) await overhead();
 if (want('alloc')) await alloc();
+if (want('parts')) await parts();
 if (want('heap')) await heap();
 if (want('retry')) await retry();
 if (want('collector')) await collector();

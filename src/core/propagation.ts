@@ -30,13 +30,19 @@ const metaGetter: TextMapGetter<Record<string, unknown>> = {
 export function injectIntoParams(params: unknown, ctx: Context): unknown {
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier);
-  if (Object.keys(carrier).length === 0) return params;
+  if (isEmpty(carrier)) return params;
   if (params !== undefined && !isRecord(params)) return params;
   const base = params ?? {};
   const meta: unknown = base._meta;
   // A _meta the caller set to something other than an object is theirs to send as it is.
   if (meta !== undefined && !isRecord(meta)) return params;
-  return { ...base, _meta: { ...carrier, ...meta } };
+  // The carrier is ours and fresh: with no _meta of the caller's it is the new _meta itself.
+  return { ...base, _meta: meta === undefined ? carrier : { ...carrier, ...meta } };
+}
+
+function isEmpty(carrier: Record<string, string>): boolean {
+  for (const _ in carrier) return false;
+  return true;
 }
 
 /** The remote context carried in `params._meta`, or `undefined` when none is there. */
