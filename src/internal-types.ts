@@ -1,3 +1,4 @@
+import type { StackBudget } from './core/stack-budget.js';
 import type { DiagLogger, Tracer } from '@opentelemetry/api';
 import type { Logger } from '@opentelemetry/api-logs';
 import type { McpInstruments } from './core/metrics.js';
@@ -16,6 +17,8 @@ export interface ResolvedConfig extends McpInstrumentationConfig {
   /** Thrown errors also (or, without failure logs, only) as `exception` span events. */
   exceptionSpanEvents: boolean;
   redactThrownErrorText: boolean;
+  /** The stack-trace budget of this configuration (`maxStackTracesPerSecond`). */
+  stackBudget: StackBudget;
 }
 
 /** What the patches need from the instrumentation, read fresh on every call. */

@@ -95,6 +95,15 @@ export interface McpInstrumentationConfig extends InstrumentationConfig {
    */
   exceptionSignal?: 'logs' | 'logs/dup';
   /**
+   * How many thrown errors per second, per tool and exception type, have their stack trace
+   * recorded (`exception.stacktrace` on the failure log record, or in the `exception` span
+   * event). Beyond it, in a failure storm, the record keeps everything else (type, message,
+   * cause, the failure object) and only the stack is left out: formatting it is the largest
+   * single cost of a failure. `Infinity` records every stack; `0` none.
+   * @default 10
+   */
+  maxStackTracesPerSecond?: number;
+  /**
    * Replace the text `McpServer` puts in the result of a thrown ordinary error (the error's own
    * message, which may hold internal detail) with a short line naming the class, code and
    * correlationId. The message stays in the server's span and log record. `ToolFailureError`

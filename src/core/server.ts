@@ -458,8 +458,13 @@ function recordDiagnosticsUnsafe(
   failure: ToolFailure | undefined,
 ): void {
   const config = source.config();
+  const withStack =
+    thrown instanceof Error && config.stackBudget.take(call.target, exceptionTypeOf(thrown));
   if (config.exceptionSpanEvents) {
-    if (thrown instanceof Error) call.span.recordException(thrown);
+    if (thrown instanceof Error)
+      call.span.recordException(
+        withStack ? thrown : { name: exceptionTypeOf(thrown), message: thrown.message },
+      );
     else if (thrown !== undefined)
       call.span.recordException({ name: 'NonError', message: truncate(safeJson(thrown), 1024) });
   }
@@ -467,9 +472,9 @@ function recordDiagnosticsUnsafe(
   const attributes: Attributes =
     failure === undefined ? {} : failureAttributes(failure, config.maxAttributeLength);
   if (thrown instanceof Error) {
-    attributes['exception.type'] = thrown.name;
+    attributes['exception.type'] = exceptionTypeOf(thrown);
     attributes['exception.message'] = truncate(thrown.message, 4096);
-    if (typeof thrown.stack === 'string')
+    if (withStack && typeof thrown.stack === 'string')
       attributes['exception.stacktrace'] = truncate(thrown.stack, 16_384);
     const cause: unknown = thrown.cause;
     if (cause !== undefined)
@@ -492,6 +497,12 @@ function recordDiagnosticsUnsafe(
     attributes,
     context: call.ctx,
   });
+}
+
+/** The `exception.type` of an error: its name (an error's own, else its class's). */
+function exceptionTypeOf(error: Error): string {
+  const name: unknown = error.name;
+  return typeof name === 'string' && name.length > 0 ? name : 'Error';
 }
 
 /** Records a JSON-RPC error response; returns the metric attributes. */

@@ -154,6 +154,48 @@ describe('server side (McpServer over an in-memory pair)', () => {
     expect(logs.some((l) => l.spanContext?.spanId === server.spanContext().spanId)).toBe(true);
   });
 
+  it('in a failure storm, records the stack of the first errors per second per tool and exception type, and everything else of every error', async () => {
+    t.instrumentation.setConfig({ maxStackTracesPerSecond: 2 });
+    for (let i = 0; i < 5; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
+    await pair.client.callTool({ name: 'flaky', arguments: {} });
+    const records = await t.logRecords();
+    const boom = records.filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
+    expect(boom).toHaveLength(5);
+    for (const l of boom) {
+      expect(l.attributes).toMatchObject({
+        'exception.type': 'Error',
+        'mcp.tool.failure.code': 'internal_error',
+      });
+      expect(String(l.attributes['exception.message'])).toContain('ECONNREFUSED');
+    }
+    expect(boom.map((l) => typeof l.attributes['exception.stacktrace'])).toEqual([
+      'string',
+      'string',
+      'undefined',
+      'undefined',
+      'undefined',
+    ]);
+    // Another tool has its own budget.
+    const flaky = records.find((l) => l.attributes['gen_ai.tool.name'] === 'flaky');
+    expect(String(flaky?.attributes['exception.stacktrace'])).toContain('socket hang up');
+  });
+
+  it('with maxStackTracesPerSecond: Infinity every stack is recorded; an omitted one stays out of the span event too', async () => {
+    t.instrumentation.setConfig({ maxStackTracesPerSecond: Infinity });
+    for (let i = 0; i < 12; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
+    const records = await t.logRecords();
+    expect(
+      records.filter((l) => typeof l.attributes['exception.stacktrace'] === 'string'),
+    ).toHaveLength(12);
+    t.instrumentation.setConfig({ maxStackTracesPerSecond: 0, exceptionSignal: 'logs/dup' });
+    t.reset();
+    await pair.client.callTool({ name: 'boom', arguments: {} });
+    const event = serverSpan('tools/call boom').events.find((e) => e.name === 'exception');
+    expect(event?.attributes).toMatchObject({ 'exception.type': 'Error' });
+    expect(String(event?.attributes?.['exception.message'])).toContain('ECONNREFUSED');
+    expect(event?.attributes?.['exception.stacktrace']).toBeUndefined();
+  });
+
   it('without failure logs, the exception is kept as a span event', async () => {
     t.instrumentation.setConfig({ emitFailureLogs: false });
     await pair.client.callTool({ name: 'boom', arguments: {} });
