@@ -260,7 +260,7 @@ async function alloc() {
     '\n## Bytes allocated per call (in-memory, V8 sampling heap profiler; machine-independent)\n',
   );
   const out = {};
-  const rows = ['baseline', 'floor', 'omcp', 'omcp-nologs', 'omcp-noobjects'];
+  const rows = ['baseline', 'floor', 'omcp', 'omcp-allstacks', 'omcp-nologs', 'omcp-noobjects'];
   for (const v of rows) out[v] = runScript('./lib/alloc.mjs', { BENCH_VARIANT: v });
   console.log(
     `${pad('scenario', 13)}${pad('variant', 16)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}`,

@@ -23,6 +23,7 @@ export const EXPECTED = {
   'omcp-client': 'client only',
   'omcp-nologs': 'client+server',
   'omcp-noobjects': 'client+server',
+  'omcp-allstacks': 'client+server',
   autotel: 'client+server',
   traceloop: 'client+server',
 };
@@ -50,12 +51,18 @@ export async function installVariant(name) {
       return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb, instrumentation };
     }
     case 'omcp-nologs':
-    case 'omcp-noobjects': {
+    case 'omcp-noobjects':
+    case 'omcp-allstacks': {
       // What the failing path's optional parts cost (run on demand, see docs/performance.md):
-      // without the failure log record (the exception then goes to a span event), or without
-      // the failure objects the server instrumentation adds to error results.
+      // without the failure log record (the exception then goes to a span event), without
+      // the failure objects the server instrumentation adds to error results, or with the stack
+      // of every thrown error recorded (no stack budget).
       const instrumentation = new McpInstrumentation(
-        name === 'omcp-nologs' ? { emitFailureLogs: false } : { addFailureObjects: false },
+        {
+          'omcp-nologs': { emitFailureLogs: false },
+          'omcp-noobjects': { addFailureObjects: false },
+          'omcp-allstacks': { maxStackTracesPerSecond: Infinity },
+        }[name],
       );
       instrumentation._patchLoaded({ v1Protocol, v1Mcp });
       return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb, instrumentation };
