@@ -124,10 +124,13 @@ export function withAttributes(attrs: Attributes, extra: Attributes): Attributes
   return { ...attrs, ...extra };
 }
 
-/** The session id of a transport (Streamable HTTP sets it after the first exchange). */
+/**
+ * The session id of a transport (Streamable HTTP sets it after the first exchange; some
+ * transports define it as a getter). Read plainly, as the SDK reads it.
+ */
 function sessionIdOf(transport: unknown): string | undefined {
   if (typeof transport !== 'object' || transport === null) return undefined;
-  return ownString(transport, 'sessionId') ?? getterString(transport, 'sessionId');
+  return getterString(transport, 'sessionId');
 }
 
 function fixedTransportAttributes(transport: unknown): Attributes {

@@ -4,6 +4,7 @@ import {
   context,
   trace,
   type Attributes,
+  type Context,
   type Span,
 } from '@opentelemetry/api';
 import { attemptOf } from '../attempt-context.js';
@@ -23,7 +24,7 @@ import { operationAttributes, setRequestAttributes, spanNameOf, targetOf } from 
 import { rememberToolList } from './tool-annotations.js';
 import { injectIntoParams } from './propagation.js';
 import { recordToolResult, runHook, safeJson } from './record.js';
-import { ownValue, isRecord } from './safe.js';
+import { field, ownValue, isRecord } from './safe.js';
 import { secondsSince } from './metrics.js';
 import { truncate } from './truncate.js';
 
@@ -57,7 +58,7 @@ export function traceOutgoingRequest(
   }
   const active = context.active();
   let span: Span;
-  let spanCtx;
+  let spanCtx: Context;
   let outgoing: unknown;
   let method: string;
   let params: unknown;
@@ -65,20 +66,20 @@ export function traceOutgoingRequest(
   let start: number;
   let target: string | undefined;
   try {
-    const m = ownValue(request, 'method');
+    const m = field(request, 'method');
     if (typeof m !== 'string') return original.call(self, request, ...rest);
     method = m;
-    params = ownValue(request, 'params');
+    params = field(request, 'params');
     const config = source.config();
     target = targetOf(method, params);
-    const transport = ownValue(self, '_transport');
+    const transport = field(self, '_transport');
     attrs = operationAttributes(transport, method, target, protocolVersions.get(self));
     start = performance.now();
     span = source
       .tracer()
       .startSpan(spanNameOf(method, target), { kind: SpanKind.CLIENT, attributes: attrs }, active);
     // The SDK numbers requests from this counter; the next value is this request's id.
-    setRequestAttributes(span, method, params, ownValue(self, '_requestMessageId'), transport);
+    setRequestAttributes(span, method, params, field(self, '_requestMessageId'), transport);
     if (method === 'tools/call') {
       const attempt = attemptOf(active);
       if (attempt !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_ATTEMPT, attempt);
@@ -142,7 +143,7 @@ export function traceOutgoingRequest(
       }
       source
         .instruments()
-        .clientDuration.record(secondsSince(start, performance.now()), metricAttrs);
+        .clientDuration.record(secondsSince(start, performance.now()), metricAttrs, spanCtx);
     } catch (err) {
       source.diag.error('mcp: could not record a client response', err);
     } finally {

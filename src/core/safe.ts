@@ -9,6 +9,18 @@ export function ownValue(obj: unknown, key: string): unknown {
   }
 }
 
+/**
+ * A property of an object the MCP SDK itself builds or reads plainly (a JSON-RPC envelope's
+ * `method`, `id`, `params`, `result`, `error`; the SDK's own protocol instance): read the same
+ * way, without the descriptor `ownValue` allocates. Objects a user wrote (tool results, `_meta`,
+ * arguments) are read with `ownValue`. The caller's try/catch covers a throwing getter.
+ */
+export function field(obj: unknown, key: string): unknown {
+  return typeof obj === 'object' && obj !== null
+    ? (obj as Record<string, unknown>)[key]
+    : undefined;
+}
+
 /** An own string property, non-empty. */
 export function ownString(obj: unknown, key: string): string | undefined {
   const v = ownValue(obj, key);

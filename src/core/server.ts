@@ -41,7 +41,7 @@ import { failureAttributes } from './failure-attributes.js';
 import { secondsSince } from './metrics.js';
 import { extractFromParams } from './propagation.js';
 import { recordToolResult, runHook, safeJson } from './record.js';
-import { isRecord, ownString, ownValue } from './safe.js';
+import { field, isRecord, ownString, ownValue } from './safe.js';
 import { truncate } from './truncate.js';
 import type { McpResponseInfo } from '../types.js';
 
@@ -183,8 +183,8 @@ function startServerCall(
   message: JsonRpcMessage,
 ): ServerCall | undefined {
   if (!isRecord(message)) return undefined;
-  const method = ownValue(message, 'method');
-  const id = ownValue(message, 'id');
+  const method = field(message, 'method');
+  const id = field(message, 'id');
   if (typeof method !== 'string') return undefined;
   if (id === undefined || id === null) {
     if (method === 'notifications/cancelled') {
@@ -198,7 +198,7 @@ function startServerCall(
     return undefined;
   }
   const config = source.config();
-  const params = ownValue(message, 'params');
+  const params = field(message, 'params');
   const target = targetOf(method, params);
   const version = protocolVersions.get(protocol) ?? ownString(params, 'protocolVersion');
   const attrs = operationAttributes(transport, method, target, version);
@@ -266,7 +266,7 @@ function finishServerCall(
   message: JsonRpcMessage,
 ): JsonRpcMessage {
   if (!isRecord(message) || 'method' in message) return message;
-  const id = ownValue(message, 'id');
+  const id = field(message, 'id');
   const call = calls.get(id);
   if (call === undefined) return message;
   calls.delete(id);
@@ -276,13 +276,13 @@ function finishServerCall(
   let outgoing = message;
   let result: unknown;
   let failure: ToolFailure | undefined;
-  const error = ownValue(message, 'error');
+  const error = field(message, 'error');
   try {
     if (error !== undefined) {
       metricAttrs = recordJsonRpcError(call.span, call.attrs, error);
       if (call.thrown !== undefined) recordDiagnostics(source, call, call.thrown, undefined);
     } else {
-      result = ownValue(message, 'result');
+      result = field(message, 'result');
       if (call.method === 'tools/call') {
         let reading: ToolFailureReading | undefined;
         if (isRecord(result) && result.isError === true) {
@@ -334,7 +334,7 @@ function finishServerCall(
     }
     source
       .instruments()
-      .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs);
+      .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs, call.ctx);
   } finally {
     call.done = true;
     call.span.end();
@@ -534,7 +534,7 @@ function endCall(source: TelemetrySource, call: ServerCall, errorType: string): 
   const metricAttrs = withAttributes(call.attrs, { [ATTR_ERROR_TYPE]: errorType });
   source
     .instruments()
-    .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs);
+    .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs, call.ctx);
   call.span.end();
 }
 
