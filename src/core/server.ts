@@ -3,6 +3,7 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
+  createContextKey,
   isSpanContextValid,
   trace,
   type Attributes,
@@ -60,13 +61,31 @@ interface ServerCall {
   done: boolean;
 }
 
+const CALL_KEY = createContextKey('omcp server call');
+
 /**
- * Each open server call by its span: the handler runs with that span active, so no context
- * value is needed. A plain map (cheaper for the collector than a WeakMap's ephemerons): an
- * entry lives exactly as long as the call's entry in its transport's `calls` map, and is
- * deleted when the call ends (response, cancellation, supersession or transport close).
+ * The context a server call runs in: the span's context plus the call, found by the handler's
+ * error capture with `context.active().getValue(CALL_KEY)`. A thin view over the span's context
+ * rather than a `setValue` (which copies the context's map) or a map from span to call (a
+ * long-lived map that fills and empties on every request costs far more per set and delete
+ * than the whole lookup is worth). Contexts derived from it keep the call.
  */
-const callsBySpan = new Map<Span, ServerCall>();
+class CallContext implements Context {
+  constructor(
+    private readonly base: Context,
+    private readonly call: ServerCall,
+  ) {}
+  getValue(key: symbol): unknown {
+    return key === CALL_KEY ? this.call : this.base.getValue(key);
+  }
+  setValue(key: symbol, value: unknown): Context {
+    return new CallContext(this.base.setValue(key, value), this.call);
+  }
+  deleteValue(key: symbol): Context {
+    return new CallContext(this.base.deleteValue(key), this.call);
+  }
+}
+
 /**
  * The same, for processes with no OpenTelemetry context manager, where `context.with` does not
  * propagate: only then is this store used (an active AsyncLocalStorage costs every promise).
@@ -74,7 +93,77 @@ const callsBySpan = new Map<Span, ServerCall>();
 const fallbackCall = new AsyncLocalStorage<ServerCall>();
 
 function runningCall(): ServerCall | undefined {
-  return callsBySpan.get(trace.getActiveSpan() as Span) ?? fallbackCall.getStore();
+  const call =
+    (context.active().getValue(CALL_KEY) as ServerCall | undefined) ?? fallbackCall.getStore();
+  return call?.done === false ? call : undefined;
+}
+
+/** Open calls a transport may hold in a plain list before switching to a map. */
+const LIST_LIMIT = 64;
+
+/**
+ * The open calls of one transport by JSON-RPC id. A short list while few are open (the usual
+ * case): a long-lived `Map` that goes from one entry to none on every request reallocates its
+ * table each time, several hundred nanoseconds per request, where scanning a handful of ids
+ * costs a few. Beyond `LIST_LIMIT` open calls it becomes a map, so lookups stay O(1) under load.
+ */
+export class OpenCalls<T> {
+  private ids: unknown[] = [];
+  private items: T[] = [];
+  private map: Map<unknown, T> | undefined;
+
+  get(id: unknown): T | undefined {
+    if (this.map !== undefined) return this.map.get(id);
+    const i = this.ids.indexOf(id);
+    return i < 0 ? undefined : this.items[i];
+  }
+
+  set(id: unknown, item: T): void {
+    if (this.map !== undefined) {
+      this.map.set(id, item);
+      return;
+    }
+    const i = this.ids.indexOf(id);
+    if (i >= 0) {
+      this.items[i] = item;
+    } else if (this.ids.length < LIST_LIMIT) {
+      this.ids.push(id);
+      this.items.push(item);
+    } else {
+      this.map = new Map(this.ids.map((k, j) => [k, this.items[j] as T]));
+      this.map.set(id, item);
+      this.ids = [];
+      this.items = [];
+    }
+  }
+
+  delete(id: unknown): void {
+    if (this.map !== undefined) {
+      this.map.delete(id);
+      return;
+    }
+    const i = this.ids.indexOf(id);
+    if (i < 0) return;
+    const last = this.ids.length - 1;
+    this.ids[i] = this.ids[last];
+    this.items[i] = this.items[last] as T;
+    this.ids.pop();
+    this.items.pop();
+  }
+
+  values(): T[] {
+    return this.map !== undefined ? [...this.map.values()] : [...this.items];
+  }
+
+  get size(): number {
+    return this.map !== undefined ? this.map.size : this.ids.length;
+  }
+
+  clear(): void {
+    this.map = undefined;
+    this.ids = [];
+    this.items = [];
+  }
 }
 const TAPPED = Symbol.for('omcp.mcp.tapped');
 /** JSON-RPC codes the conventions do not count as server errors (#404). */
@@ -122,7 +211,7 @@ export function tapTransport(
   if (typeof transport !== 'object' || transport === null) return;
   const marked = transport as unknown as Record<symbol, unknown>;
   if (marked[TAPPED] === true) return;
-  const calls = new Map<unknown, ServerCall>();
+  const calls = new OpenCalls<ServerCall>();
   const onmessage = transport.onmessage;
   const send = transport.send;
   const onclose = transport.onclose;
@@ -179,7 +268,7 @@ function startServerCall(
   source: TelemetrySource,
   protocol: object,
   transport: TransportLike,
-  calls: Map<unknown, ServerCall>,
+  calls: OpenCalls<ServerCall>,
   message: JsonRpcMessage,
 ): ServerCall | undefined {
   if (!isRecord(message)) return undefined;
@@ -248,8 +337,7 @@ function startServerCall(
     start: performance.now(),
     done: false,
   };
-  call.ctx = trace.setSpan(parent, span);
-  callsBySpan.set(span, call);
+  call.ctx = new CallContext(trace.setSpan(parent, span), call);
   const previous = calls.get(id);
   if (previous !== undefined) endCall(source, previous, 'superseded');
   calls.set(id, call);
@@ -262,7 +350,7 @@ function startServerCall(
 function finishServerCall(
   source: TelemetrySource,
   protocol: object,
-  calls: Map<unknown, ServerCall>,
+  calls: OpenCalls<ServerCall>,
   message: JsonRpcMessage,
 ): JsonRpcMessage {
   if (!isRecord(message) || 'method' in message) return message;
@@ -270,7 +358,6 @@ function finishServerCall(
   const call = calls.get(id);
   if (call === undefined) return message;
   calls.delete(id);
-  callsBySpan.delete(call.span);
   const config = source.config();
   let metricAttrs = call.attrs;
   let outgoing = message;
@@ -336,7 +423,7 @@ function finishServerCall(
       .instruments()
       .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs, call.ctx);
   } finally {
-    call.done = true;
+    release(call);
     call.span.end();
   }
   return outgoing;
@@ -525,10 +612,19 @@ function recordJsonRpcError(span: Span, opAttrs: Attributes, error: unknown): At
   });
 }
 
+/**
+ * Marks a call ended and drops what only the open call needed: a context derived from the call's
+ * (held by a timer the tool started, say) keeps the small call object, not the request.
+ */
+function release(call: ServerCall): void {
+  call.done = true;
+  call.params = undefined;
+  call.thrown = undefined;
+}
+
 function endCall(source: TelemetrySource, call: ServerCall, errorType: string): void {
   if (call.done) return;
-  call.done = true;
-  callsBySpan.delete(call.span);
+  release(call);
   call.span.setAttribute(ATTR_ERROR_TYPE, errorType);
   call.span.setStatus({ code: SpanStatusCode.ERROR });
   const metricAttrs = withAttributes(call.attrs, { [ATTR_ERROR_TYPE]: errorType });

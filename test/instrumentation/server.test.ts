@@ -196,6 +196,37 @@ describe('server side (McpServer over an in-memory pair)', () => {
     expect(event?.attributes?.['exception.stacktrace']).toBeUndefined();
   });
 
+  it('classifies an error thrown inside a span the tool started itself, and keeps the tool span its child', async () => {
+    const server = new McpServer({ name: 'nested', version: '1.0.0' });
+    server.registerTool('nested', {}, async () =>
+      trace.getTracer('tool').startActiveSpan('tool work', async (span) => {
+        try {
+          // Contexts derived from the call's context still carry the call.
+          await context.with(context.active().setValue(Symbol('x'), 1), async () => {
+            await new Promise((r) => setTimeout(r, 1));
+            throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+          });
+        } finally {
+          span.end();
+        }
+      }),
+    );
+    const nested = await connectPair(server);
+    t.reset();
+    const result = await nested.client.callTool({ name: 'nested', arguments: {} });
+    await nested.close();
+    const serverSide = serverSpan('tools/call nested');
+    expect(failureOf(result)).toMatchObject({
+      class: 'reliability',
+      code: 'retryable_transient_error',
+      retryable: true,
+      correlationId: serverSide.spanContext().traceId,
+    });
+    const work = t.finished().find((s) => s.name === 'tool work');
+    expect(work?.parentSpanContext?.spanId).toBe(serverSide.spanContext().spanId);
+    expect(serverSide.status.message).toBe('socket hang up');
+  });
+
   it('without failure logs, the exception is kept as a span event', async () => {
     t.instrumentation.setConfig({ emitFailureLogs: false });
     await pair.client.callTool({ name: 'boom', arguments: {} });
