@@ -24,7 +24,7 @@ import { operationAttributes, setRequestAttributes, spanNameOf, targetOf } from 
 import { rememberToolList } from './tool-annotations.js';
 import { injectIntoParams } from './propagation.js';
 import { recordToolResult, runHook, safeJson } from './record.js';
-import { field, ownValue, isRecord } from './safe.js';
+import { copyWith, field, ownValue, isRecord } from './safe.js';
 import { secondsSince } from './metrics.js';
 import { truncate } from './truncate.js';
 
@@ -92,7 +92,7 @@ export function traceOutgoingRequest(
     }
     spanCtx = trace.setSpan(active, span);
     outgoing = config.propagateContext
-      ? { ...(request as object), params: injectIntoParams(params, spanCtx) }
+      ? copyWith(request as object, 'params', injectIntoParams(params, spanCtx))
       : request;
     if (config.requestHook !== undefined) {
       runHook(source, config.requestHook, span, { side: 'client', method, target, params });

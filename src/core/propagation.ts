@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, propagation, type Context, type TextMapGetter } from '@opentelemetry/api';
-import { isRecord, ownValue } from './safe.js';
+import { assignOwn, copyWith, isRecord, ownValue } from './safe.js';
 
 const metaGetter: TextMapGetter<Record<string, unknown>> = {
   keys(carrier) {
@@ -36,8 +36,8 @@ export function injectIntoParams(params: unknown, ctx: Context): unknown {
   const meta: unknown = base._meta;
   // A _meta the caller set to something other than an object is theirs to send as it is.
   if (meta !== undefined && !isRecord(meta)) return params;
-  // The carrier is ours and fresh: with no _meta of the caller's it is the new _meta itself.
-  return { ...base, _meta: meta === undefined ? carrier : { ...carrier, ...meta } };
+  // The carrier is ours and fresh: it becomes the new _meta, the caller's keys copied over it.
+  return copyWith(base, '_meta', meta === undefined ? carrier : assignOwn(carrier, meta));
 }
 
 function isEmpty(carrier: Record<string, string>): boolean {

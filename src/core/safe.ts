@@ -27,6 +27,28 @@ export function ownString(obj: unknown, key: string): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
+/**
+ * A shallow copy of `obj` (own enumerable keys, as object spread copies them) with `key` set to
+ * `value`. Not `{ ...obj, [key]: value }`: in the V8 of Node 20 an object spread followed by a
+ * key the source lacks takes a slow path, about 0.8 µs against 0.05 µs for this. An object with
+ * its own `__proto__` key (JSON can make one) is copied by spread, which keeps that key a plain
+ * property where `Object.assign` would set the copy's prototype.
+ */
+export function copyWith(obj: object, key: string, value: unknown): Record<string, unknown> {
+  if (key === '__proto__' || Object.hasOwn(obj, '__proto__')) return { ...obj, [key]: value };
+  const out = Object.assign({}, obj) as Record<string, unknown>;
+  out[key] = value;
+  return out;
+}
+
+/**
+ * `extra`'s own enumerable keys copied onto `target` (a fresh object of ours), `extra` winning;
+ * spread semantics for an own `__proto__` key, as in `copyWith`.
+ */
+export function assignOwn(target: Record<string, unknown>, extra: object): Record<string, unknown> {
+  return Object.hasOwn(extra, '__proto__') ? { ...target, ...extra } : Object.assign(target, extra);
+}
+
 /** True for a plain, non-array object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -42,7 +42,7 @@ import { failureAttributes } from './failure-attributes.js';
 import { secondsSince } from './metrics.js';
 import { extractFromParams } from './propagation.js';
 import { recordToolResult, runHook, safeJson } from './record.js';
-import { field, isRecord, ownString, ownValue } from './safe.js';
+import { copyWith, field, isRecord, ownString, ownValue } from './safe.js';
 import { truncate } from './truncate.js';
 import type { McpResponseInfo } from '../types.js';
 
@@ -464,10 +464,7 @@ function completeToolResult(
     failure.agentGuidance = classification.agentGuidance;
   call.span.setAttribute(ATTR_MCP_TOOL_FAILURE_SOURCE, 'instrumentation');
   const meta = isRecord(result._meta) ? result._meta : {};
-  const completed: Record<string, unknown> = {
-    ...result,
-    _meta: { ...meta, [config.metaKey]: failure },
-  };
+  const completed = copyWith(result, '_meta', copyWith(meta, config.metaKey, failure));
   if (
     config.redactThrownErrorText &&
     call.thrown !== undefined &&

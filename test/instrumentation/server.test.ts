@@ -209,6 +209,7 @@ describe('server side (McpServer over an in-memory pair)', () => {
         } finally {
           span.end();
         }
+        return { content: [] };
       }),
     );
     const nested = await connectPair(server);
