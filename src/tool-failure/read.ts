@@ -59,8 +59,10 @@ function readUnsafe(result: unknown, metaKey: string): ToolFailureReading {
     return { status: 'invalid', raw, problems };
   }
   const fields = new Map<string, unknown>();
-  for (const key of Reflect.ownKeys(raw)) {
-    if (typeof key !== 'string') continue;
+  // Own enumerable string keys, in order; their descriptors say whether any is an accessor.
+  const keys = Object.keys(raw);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     const d = Object.getOwnPropertyDescriptor(raw, key);
     if (d === undefined || !d.enumerable) continue;
     if (!('value' in d)) {
