@@ -26,6 +26,8 @@ export interface OtlpReceiver {
   traceBodies: string[];
   logs: Array<{ body: unknown; traceId: string | undefined; attributes: Record<string, unknown> }>;
   metricsRequests: number;
+  /** The raw JSON bodies POSTed to /v1/metrics. */
+  metricBodies: string[];
   /** Resolves when `predicate` holds for the received spans, or rejects after `timeoutMs`. */
   waitFor(predicate: (spans: ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -56,6 +58,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const traceBodies: string[] = [];
   const logs: OtlpReceiver['logs'] = [];
   let metricsRequests = 0;
+  const metricBodies: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -103,6 +106,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           }
         } else if (req.url === '/v1/metrics') {
           metricsRequests++;
+          metricBodies.push(raw);
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       } catch {
@@ -116,6 +120,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     traceBodies,
+    metricBodies,
     logs,
     get metricsRequests() {
       return metricsRequests;

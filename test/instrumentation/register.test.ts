@@ -46,6 +46,45 @@ describe('zero-code register entry', () => {
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
   });
+  /** The last reported value of a failure counter of `service` for `tool` (cumulative sums). */
+  const failuresOf = (service: string, metric: string, tool: string): number | undefined => {
+    let last: number | undefined;
+    for (const raw of receiver.metricBodies) {
+      const body = JSON.parse(raw) as {
+        resourceMetrics?: Array<{
+          resource?: { attributes?: Array<{ key: string; value: { stringValue?: string } }> };
+          scopeMetrics?: Array<{
+            metrics?: Array<{
+              name: string;
+              sum?: {
+                dataPoints?: Array<{
+                  asInt?: string | number;
+                  attributes?: Array<{ key: string; value: { stringValue?: string } }>;
+                }>;
+              };
+            }>;
+          }>;
+        }>;
+      };
+      for (const rm of body.resourceMetrics ?? []) {
+        const name = rm.resource?.attributes?.find((a) => a.key === 'service.name')?.value
+          .stringValue;
+        if (name !== service) continue;
+        for (const sm of rm.scopeMetrics ?? [])
+          for (const m of sm.metrics ?? [])
+            if (m.name === metric)
+              for (const p of m.sum?.dataPoints ?? [])
+                if (
+                  p.attributes?.some(
+                    (a) => a.key === 'gen_ai.tool.name' && a.value.stringValue === tool,
+                  )
+                )
+                  last = Number(p.asInt);
+      }
+    }
+    return last;
+  };
+
   afterAll(async () => {
     await receiver.close();
   });
@@ -67,7 +106,9 @@ describe('zero-code register entry', () => {
       correlationId,
     ]);
     expect(receiver.logs.some((l) => l.traceId === correlationId)).toBe(true);
-    expect(receiver.metricsRequests).toBeGreaterThan(0);
+    // The failure counters are asynchronous: the exit flush still reports the failure, once a side.
+    expect(failuresOf('esm-app', 'mcp.server.tool.failures', 'boom')).toBe(1);
+    expect(failuresOf('esm-app', 'mcp.client.tool.failures', 'boom')).toBe(1);
   });
 
   it('CommonJS app with --require, ended by SIGTERM: telemetry is flushed, then the process ends by the signal', async () => {
