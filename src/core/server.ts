@@ -38,6 +38,7 @@ import {
   targetOf,
   withAttributes,
 } from './attributes.js';
+import { exceptionTypeOf, writeExceptionAttributes } from './exception.js';
 import { failureAttributes } from './failure-attributes.js';
 import { secondsSince } from './metrics.js';
 import { extractFromParams } from './propagation.js';
@@ -476,34 +477,18 @@ function recordDiagnosticsUnsafe(
   failure: ToolFailure | undefined,
 ): void {
   const config = source.config();
-  const withStack =
-    thrown instanceof Error && config.stackBudget.take(call.target, exceptionTypeOf(thrown));
+  const type = thrown instanceof Error ? exceptionTypeOf(thrown) : undefined;
+  const withStack = type !== undefined && config.stackBudget.take(call.target, type);
   if (config.exceptionSpanEvents) {
     if (thrown instanceof Error)
-      call.span.recordException(
-        withStack ? thrown : { name: exceptionTypeOf(thrown), message: thrown.message },
-      );
+      call.span.recordException(withStack ? thrown : { name: type, message: thrown.message });
     else if (thrown !== undefined)
       call.span.recordException({ name: 'NonError', message: truncate(safeJson(thrown), 1024) });
   }
   if (!config.emitFailureLogs) return;
   const attributes: Attributes =
     failure === undefined ? {} : failureAttributes(failure, config.maxAttributeLength);
-  if (thrown instanceof Error) {
-    attributes['exception.type'] = exceptionTypeOf(thrown);
-    attributes['exception.message'] = truncate(thrown.message, 4096);
-    if (withStack && typeof thrown.stack === 'string')
-      attributes['exception.stacktrace'] = truncate(thrown.stack, 16_384);
-    const cause: unknown = thrown.cause;
-    if (cause !== undefined)
-      attributes['exception.cause'] = truncate(
-        cause instanceof Error ? `${cause.name}: ${cause.message}` : safeJson(cause),
-        4096,
-      );
-  } else if (thrown !== undefined) {
-    attributes['exception.type'] = 'NonError';
-    attributes['exception.message'] = truncate(safeJson(thrown), 1024);
-  }
+  writeExceptionAttributes(attributes, thrown, withStack);
   if (call.target !== undefined) attributes['gen_ai.tool.name'] = call.target;
   source.logger().emit({
     severityNumber:
@@ -515,12 +500,6 @@ function recordDiagnosticsUnsafe(
     attributes,
     context: call.ctx,
   });
-}
-
-/** The `exception.type` of an error: its name (an error's own, else its class's). */
-function exceptionTypeOf(error: Error): string {
-  const name: unknown = error.name;
-  return typeof name === 'string' && name.length > 0 ? name : 'Error';
 }
 
 /** Records a JSON-RPC error response; returns the metric attributes. */

@@ -35,7 +35,7 @@ import {
 import { logs, SeverityNumber, type LoggerProvider } from '@opentelemetry/api-logs';
 import { exceptionSignalOf } from '../core/config.js';
 import { metricCode } from '../core/metrics.js';
-import { truncate } from '../core/truncate.js';
+import { writeExceptionAttributes } from '../core/exception.js';
 import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
 
 const SCOPE = '@omcp/instrumentation-mcp';
@@ -149,15 +149,7 @@ export class RetryTelemetry {
   private recordException(span: Span, toolName: string, error: unknown): void {
     if (this.exceptionSpanEvents && error instanceof Error) span.recordException(error);
     const attributes: Attributes = { [ATTR_GEN_AI_TOOL_NAME]: toolName };
-    if (error instanceof Error) {
-      attributes['exception.type'] = error.name;
-      attributes['exception.message'] = truncate(error.message, 4096);
-      if (typeof error.stack === 'string')
-        attributes['exception.stacktrace'] = truncate(error.stack, 16_384);
-    } else {
-      attributes['exception.type'] = 'NonError';
-      attributes['exception.message'] = truncate(String(error), 1024);
-    }
+    writeExceptionAttributes(attributes, error, true);
     (this.loggerProvider ?? logs.getLoggerProvider()).getLogger(SCOPE).emit({
       severityNumber: SeverityNumber.WARN,
       severityText: 'WARN',
