@@ -145,8 +145,8 @@ function target(name, result, detail) {
   results.targets.push({ name, ok: verdict === 'PASS', verdict, detail });
 }
 
-/** This package's rows; every other non-reference row is a peer. */
-const OURS = ['baseline', 'floor', 'omcp', 'omcp-client', 'omcp-nologs', 'omcp-noobjects'];
+/** This package's rows (and the references); every other row is a peer. */
+const isOurs = (v) => v === 'baseline' || v === 'floor' || v === 'omcp' || v.startsWith('omcp-');
 
 async function overhead() {
   const { VARIANTS, EXPECTED } = await import('./lib/variants.mjs');
@@ -234,7 +234,7 @@ async function overhead() {
         verdictOf(mine.ratioInterval, 1.25),
         `${us(mine.overheadNs)} µs vs floor ${us(floorOver)} µs (${mine.ratioToFloor.toFixed(2)}×, ${interval(mine.ratioInterval)})`,
       );
-      for (const peer of variants.filter((v) => !OURS.includes(v))) {
+      for (const peer of variants.filter((v) => !isOurs(v))) {
         const p = table[key][peer];
         // Like for like: a peer that makes the client span only is compared with this package
         // on the client only (the omcp-client row); a peer that traces both sides, with omcp.
@@ -260,7 +260,15 @@ async function alloc() {
     '\n## Bytes allocated per call (in-memory, V8 sampling heap profiler; machine-independent)\n',
   );
   const out = {};
-  const rows = ['baseline', 'floor', 'omcp', 'omcp-allstacks', 'omcp-nologs', 'omcp-noobjects'];
+  const rows = [
+    'baseline',
+    'floor',
+    'omcp',
+    'omcp-alllogs',
+    'omcp-allstacks',
+    'omcp-nologs',
+    'omcp-noobjects',
+  ];
   for (const v of rows) out[v] = runScript('./lib/alloc.mjs', { BENCH_VARIANT: v });
   console.log(
     `${pad('scenario', 13)}${pad('variant', 16)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}`,

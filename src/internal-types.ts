@@ -1,4 +1,4 @@
-import type { StackBudget } from './core/stack-budget.js';
+import type { RateBudget } from './core/rate-budget.js';
 import type { DiagLogger, Tracer } from '@opentelemetry/api';
 import type { Logger } from '@opentelemetry/api-logs';
 import type { McpInstruments } from './core/metrics.js';
@@ -18,7 +18,9 @@ export interface ResolvedConfig extends McpInstrumentationConfig {
   exceptionSpanEvents: boolean;
   redactThrownErrorText: boolean;
   /** The stack-trace budget of this configuration (`maxStackTracesPerSecond`). */
-  stackBudget: StackBudget;
+  stackBudget: RateBudget;
+  /** The failure log record budget of this configuration (`maxFailureLogsPerSecond`). */
+  logBudget: RateBudget;
 }
 
 /** What the patches need from the instrumentation, read fresh on every call. */

@@ -81,7 +81,8 @@ export interface McpInstrumentationConfig extends InstrumentationConfig {
   maxAttributeLength?: number;
   /**
    * Emit an OpenTelemetry log record (Logs API) for each server-side tool failure, with the
-   * exception details and the trace context, so server logs hold a line keyed by the correlationId.
+   * exception details and the trace context, so server logs hold a line keyed by the correlationId
+   * (in a failure storm, up to `maxFailureLogsPerSecond`).
    * @default true
    */
   emitFailureLogs?: boolean;
@@ -103,6 +104,16 @@ export interface McpInstrumentationConfig extends InstrumentationConfig {
    * @default 10
    */
   maxStackTracesPerSecond?: number;
+  /**
+   * How many failure log records per second, per tool, failure code and exception type, the
+   * server emits. Every failure still has its span (with the failure attributes and the thrown
+   * message as status) and is counted by `mcp.server.tool.failures`; beyond the budget, in a
+   * failure storm, the record is left out, and the next record of the same tool, code and type
+   * says how many were (`mcp.tool.failure.suppressed_records`). A log backend then receives a
+   * bounded stream however hard the server fails. `Infinity` emits a record for every failure.
+   * @default 10
+   */
+  maxFailureLogsPerSecond?: number;
   /**
    * Replace the text `McpServer` puts in the result of a thrown ordinary error (the error's own
    * message, which may hold internal detail) with a short line naming the class, code and

@@ -23,6 +23,7 @@ export const EXPECTED = {
   'omcp-client': 'client only',
   'omcp-nologs': 'client+server',
   'omcp-noobjects': 'client+server',
+  'omcp-alllogs': 'client+server',
   'omcp-allstacks': 'client+server',
   autotel: 'client+server',
   traceloop: 'client+server',
@@ -52,16 +53,22 @@ export async function installVariant(name) {
     }
     case 'omcp-nologs':
     case 'omcp-noobjects':
+    case 'omcp-alllogs':
     case 'omcp-allstacks': {
       // What the failing path's optional parts cost (run on demand, see docs/performance.md):
       // without the failure log record (the exception then goes to a span event), without
-      // the failure objects the server instrumentation adds to error results, or with the stack
-      // of every thrown error recorded (no stack budget).
+      // the failure objects the server instrumentation adds to error results, with a log record
+      // for every failure (no log budget), or a record with its stack for every failure (no
+      // budgets at all).
       const instrumentation = new McpInstrumentation(
         {
           'omcp-nologs': { emitFailureLogs: false },
           'omcp-noobjects': { addFailureObjects: false },
-          'omcp-allstacks': { maxStackTracesPerSecond: Infinity },
+          'omcp-alllogs': { maxFailureLogsPerSecond: Infinity },
+          'omcp-allstacks': {
+            maxFailureLogsPerSecond: Infinity,
+            maxStackTracesPerSecond: Infinity,
+          },
         }[name],
       );
       instrumentation._patchLoaded({ v1Protocol, v1Mcp });

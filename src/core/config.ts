@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../internal-types.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import type { McpInstrumentationConfig } from '../types.js';
-import { StackBudget } from './stack-budget.js';
+import { RateBudget } from './rate-budget.js';
 
 /** Applies defaults; tolerates nonsense values by falling back to the default. */
 export function resolveConfig(
@@ -33,15 +33,19 @@ export function resolveConfig(
       config.emitFailureLogs === false ||
       exceptionSignalOf(config.exceptionSignal, env) === 'logs/dup',
     redactThrownErrorText: config.redactThrownErrorText === true,
-    stackBudget: new StackBudget(stackRateOf(config.maxStackTracesPerSecond)),
+    stackBudget: new RateBudget(rateOf(config.maxStackTracesPerSecond)),
+    logBudget: new RateBudget(rateOf(config.maxFailureLogsPerSecond)),
   };
 }
 
-/** Stack traces per second per tool and exception type; anything but a number >= 0 gives 10. */
-export const DEFAULT_STACK_TRACES_PER_SECOND = 10;
+/**
+ * Stack traces per second per tool and exception type, and failure log records per second per
+ * tool, failure code and exception type: anything but a number >= 0 gives 10.
+ */
+export const DEFAULT_RATE_PER_SECOND = 10;
 
-function stackRateOf(value: unknown): number {
-  return typeof value === 'number' && value >= 0 ? value : DEFAULT_STACK_TRACES_PER_SECOND;
+function rateOf(value: unknown): number {
+  return typeof value === 'number' && value >= 0 ? value : DEFAULT_RATE_PER_SECOND;
 }
 
 /** Where exceptions go: an explicit `'logs'`/`'logs/dup'`, else the conventions' opt-in variable. */

@@ -19,6 +19,7 @@ import {
   ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_TOOL_FAILURE_SOURCE,
+  ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS,
   ATTR_RPC_RESPONSE_STATUS_CODE,
 } from '../semconv.js';
 import { toolFailureResult } from '../tool-failure/build.js';
@@ -478,18 +479,27 @@ function recordDiagnosticsUnsafe(
 ): void {
   const config = source.config();
   const type = thrown instanceof Error ? exceptionTypeOf(thrown) : undefined;
-  const withStack = type !== undefined && config.stackBudget.take(call.target, type);
+  // The log budget first: a record left out spends no stack token. -1: left out; else how many
+  // records of this tool, code and type were left out before this one.
+  const suppressed = config.emitFailureLogs
+    ? config.logBudget.take(call.target, `${failure?.code ?? ''}\u0000${type ?? ''}`)
+    : -1;
+  const withStack =
+    type !== undefined &&
+    (suppressed >= 0 || config.exceptionSpanEvents) &&
+    config.stackBudget.take(call.target, type) >= 0;
   if (config.exceptionSpanEvents) {
     if (thrown instanceof Error)
       call.span.recordException(withStack ? thrown : { name: type, message: thrown.message });
     else if (thrown !== undefined)
       call.span.recordException({ name: 'NonError', message: truncate(safeJson(thrown), 1024) });
   }
-  if (!config.emitFailureLogs) return;
+  if (suppressed < 0) return;
   const attributes: Attributes =
     failure === undefined ? {} : failureAttributes(failure, config.maxAttributeLength);
   writeExceptionAttributes(attributes, thrown, withStack);
   if (call.target !== undefined) attributes['gen_ai.tool.name'] = call.target;
+  if (suppressed > 0) attributes[ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS] = suppressed;
   source.logger().emit({
     severityNumber:
       failure?.class === 'reliability' || failure === undefined

@@ -181,7 +181,7 @@ describe('server side (McpServer over an in-memory pair)', () => {
   });
 
   it('with maxStackTracesPerSecond: Infinity every stack is recorded; an omitted one stays out of the span event too', async () => {
-    t.instrumentation.setConfig({ maxStackTracesPerSecond: Infinity });
+    t.instrumentation.setConfig({ maxStackTracesPerSecond: Infinity, maxFailureLogsPerSecond: 20 });
     for (let i = 0; i < 12; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
     const records = await t.logRecords();
     expect(
@@ -194,6 +194,48 @@ describe('server side (McpServer over an in-memory pair)', () => {
     expect(event?.attributes).toMatchObject({ 'exception.type': 'Error' });
     expect(String(event?.attributes?.['exception.message'])).toContain('ECONNREFUSED');
     expect(event?.attributes?.['exception.stacktrace']).toBeUndefined();
+  });
+
+  it('in a failure storm, emits the first log records per second per tool, code and type; every failure keeps its span; the next record says how many were left out', async () => {
+    t.instrumentation.setConfig({ maxFailureLogsPerSecond: 2 });
+    const boomFailures = async () =>
+      (await t.metric('mcp.server.tool.failures'))
+        .filter((p) => p.attributes['gen_ai.tool.name'] === 'boom')
+        .reduce((sum, p) => sum + Number(p.value), 0);
+    const before = await boomFailures();
+    for (let i = 0; i < 6; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
+    await pair.client.callTool({ name: 'flaky', arguments: {} });
+    let boom = (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
+    expect(boom).toHaveLength(2);
+    for (const l of boom) {
+      expect(l.attributes['mcp.tool.failure.suppressed_records']).toBeUndefined();
+      expect(String(l.attributes['exception.stacktrace'])).toContain('ECONNREFUSED');
+    }
+    // Every failure is on its span and counted, record or not.
+    const spans = t.finished().filter((s) => s.name === 'tools/call boom' && s.kind === 1);
+    expect(spans).toHaveLength(6);
+    for (const s of spans) expect(s.attributes['mcp.tool.failure.code']).toBe('internal_error');
+    expect((await boomFailures()) - before).toBe(6);
+    // Another tool has its own budget.
+    expect(
+      (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'flaky'),
+    ).toHaveLength(1);
+    // Half a second refills one token: the next record carries the four left out.
+    await new Promise((r) => setTimeout(r, 600));
+    t.reset();
+    await pair.client.callTool({ name: 'boom', arguments: {} });
+    boom = (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
+    expect(boom).toHaveLength(1);
+    expect(boom[0]?.attributes['mcp.tool.failure.suppressed_records']).toBe(4);
+  });
+
+  it('with maxFailureLogsPerSecond: Infinity every failure has its record', async () => {
+    t.instrumentation.setConfig({ maxFailureLogsPerSecond: Infinity });
+    for (let i = 0; i < 25; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
+    const boom = (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
+    expect(boom).toHaveLength(25);
+    // The stack budget still applies within them.
+    expect(boom.filter((l) => l.attributes['exception.stacktrace'] !== undefined)).toHaveLength(10);
   });
 
   it('classifies an error thrown inside a span the tool started itself, and keeps the tool span its child', async () => {

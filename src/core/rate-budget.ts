@@ -1,0 +1,63 @@
+/** Distinct (tool, kind) keys a budget tracks; beyond them they share one bucket. */
+const MAX_KEYS = 1024;
+const OVERFLOW_KEY = '\u0000overflow';
+
+interface Bucket {
+  tokens: number;
+  last: number;
+  /** Takes refused since the last one granted. */
+  refused: number;
+}
+
+/**
+ * How many times per second, per tool and kind, something costly may be done: a token bucket
+ * each, holding at most one second's worth. The server uses two: for formatting a thrown error's
+ * stack (kind: the exception type) and for emitting a failure log record (kind: the failure code
+ * and exception type). In a failure storm, where one tool fails the same way thousands of times
+ * a second, the first ones in each second get the full detail and the rest do not, so the
+ * instrumentation's cost and the log volume stay flat exactly when the server is struggling.
+ * `Infinity` grants every take, `0` none.
+ */
+export class RateBudget {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    readonly perSecond: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /**
+   * Spends one token of `tool` and `kind` if there is one. Returns -1 when there is none, else
+   * how many takes of the same key were refused since the previous granted one (0 mostly).
+   */
+  take(tool: string | undefined, kind: string): number {
+    if (this.perSecond === Infinity) return 0;
+    if (!(this.perSecond > 0)) return -1;
+    const t = this.now();
+    let key = `${tool ?? ''}\u0000${kind}`;
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      if (this.buckets.size >= MAX_KEYS) {
+        key = OVERFLOW_KEY;
+        bucket = this.buckets.get(key);
+      }
+      if (bucket === undefined) {
+        bucket = { tokens: this.perSecond, last: t, refused: 0 };
+        this.buckets.set(key, bucket);
+      }
+    }
+    bucket.tokens = Math.min(
+      this.perSecond,
+      bucket.tokens + (Math.max(0, t - bucket.last) / 1000) * this.perSecond,
+    );
+    bucket.last = t;
+    if (bucket.tokens < 1) {
+      bucket.refused++;
+      return -1;
+    }
+    bucket.tokens -= 1;
+    const refused = bucket.refused;
+    bucket.refused = 0;
+    return refused;
+  }
+}
