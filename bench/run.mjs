@@ -10,7 +10,7 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 // Many short rounds rather than a few long ones: on a shared machine the noise comes in bursts,
 // and the median of many paired differences shrugs off the rounds a burst hit.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '48');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '96');
 const N = { memory: Math.round(600 * scale), stdio: Math.round(300 * scale) };
 const WARMUP = { memory: Math.round(3000 * scale), stdio: Math.round(1000 * scale) };
 const only = process.env.BENCH_ONLY?.split(',');
