@@ -158,7 +158,10 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
         tracer: () => this.tracer,
         instruments: () => (this._instruments ??= createInstruments(this.meter)),
         logger: () => this.logger,
-        config: () => (this._resolved ??= resolveConfig(this.getConfig())),
+        config: () =>
+          (this._resolved ??= resolveConfig(this.getConfig(), process.env, (message) =>
+            this._diag.warn(message),
+          )),
         active: () => this._off !== true,
         diag: this._diag,
       };
