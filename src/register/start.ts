@@ -28,6 +28,22 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
     'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
     (v) => (config.captureToolPayloads = v),
   );
+  const rate = (name: string, apply: (value: number) => void): void => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return;
+    const v = raw.trim().toLowerCase();
+    const n = v === 'infinity' ? Infinity : Number(v);
+    if (n >= 0) apply(n);
+    else warn(`${name}=${raw} is not a number >= 0 or infinity; using the default`);
+  };
+  rate(
+    'OTEL_INSTRUMENTATION_MCP_MAX_FAILURE_LOGS_PER_SECOND',
+    (n) => (config.maxFailureLogsPerSecond = n),
+  );
+  rate(
+    'OTEL_INSTRUMENTATION_MCP_MAX_STACK_TRACES_PER_SECOND',
+    (n) => (config.maxStackTracesPerSecond = n),
+  );
   return config;
 }
 

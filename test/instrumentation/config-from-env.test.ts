@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { configFromEnv } from '../../src/register/start.js';
+
+describe('zero-code entry: options from the environment', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('reads the boolean flags and the two budgets', () => {
+    expect(
+      configFromEnv({
+        OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT: 'false',
+        OTEL_INSTRUMENTATION_MCP_ADD_FAILURE_OBJECTS: 'TRUE',
+        OTEL_INSTRUMENTATION_MCP_MAX_FAILURE_LOGS_PER_SECOND: ' 50 ',
+        OTEL_INSTRUMENTATION_MCP_MAX_STACK_TRACES_PER_SECOND: '0',
+      }),
+    ).toEqual({
+      trustIncomingContext: false,
+      addFailureObjects: true,
+      maxFailureLogsPerSecond: 50,
+      maxStackTracesPerSecond: 0,
+    });
+    expect(
+      configFromEnv({ OTEL_INSTRUMENTATION_MCP_MAX_FAILURE_LOGS_PER_SECOND: 'Infinity' }),
+    ).toEqual({ maxFailureLogsPerSecond: Infinity });
+    expect(configFromEnv({ OTEL_INSTRUMENTATION_MCP_MAX_FAILURE_LOGS_PER_SECOND: '' })).toEqual({});
+  });
+
+  it('a budget that is not a number >= 0 keeps the default, with one line on stderr', () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    for (const bad of ['-1', 'ten', 'NaN']) {
+      expect(configFromEnv({ OTEL_INSTRUMENTATION_MCP_MAX_STACK_TRACES_PER_SECOND: bad })).toEqual(
+        {},
+      );
+    }
+    expect(lines).toEqual(
+      ['-1', 'ten', 'NaN'].map(
+        (bad) =>
+          `@omcp/instrumentation-mcp: OTEL_INSTRUMENTATION_MCP_MAX_STACK_TRACES_PER_SECOND=${bad} is not a number >= 0 or infinity; using the default\n`,
+      ),
+    );
+  });
+});
