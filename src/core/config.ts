@@ -74,7 +74,7 @@ export function resolveConfig(
  */
 export const DEFAULT_RATE_PER_SECOND = 10;
 
-function rateOf(value: unknown): number {
+export function rateOf(value: unknown): number {
   return typeof value === 'number' && value >= 0 ? value : DEFAULT_RATE_PER_SECOND;
 }
 

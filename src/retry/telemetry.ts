@@ -28,14 +28,16 @@ import {
   ATTR_MCP_TOOL_FAILURE_CODE,
   ATTR_MCP_TOOL_FAILURE_CORRELATION_ID,
   ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE,
+  ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS,
   ERROR_TYPE_VALUE_TOOL_ERROR,
   EVENT_MCP_TOOL_CALL_RETRY,
   METRIC_MCP_TOOL_CALL_RETRIES,
 } from '../semconv.js';
 import { logs, SeverityNumber, type LoggerProvider } from '@opentelemetry/api-logs';
-import { exceptionSignalOf } from '../core/config.js';
+import { exceptionSignalOf, rateOf } from '../core/config.js';
 import { metricCode } from '../core/metrics.js';
-import { writeExceptionAttributes } from '../core/exception.js';
+import { exceptionTypeOf, writeExceptionAttributes } from '../core/exception.js';
+import { RateBudget } from '../core/rate-budget.js';
 import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
 
 const SCOPE = '@omcp/instrumentation-mcp';
@@ -55,14 +57,17 @@ export interface CallEnd {
 export class RetryTelemetry {
   private readonly retries: Counter;
   private readonly exceptionSpanEvents: boolean;
+  private readonly logBudget: RateBudget;
 
   constructor(
     private readonly tracerProvider: TracerProvider | undefined,
     meterProvider: MeterProvider | undefined,
     private readonly loggerProvider?: LoggerProvider,
     exceptionSignal?: 'logs' | 'logs/dup',
+    logsPerSecond?: number,
   ) {
     this.exceptionSpanEvents = exceptionSignalOf(exceptionSignal) === 'logs/dup';
+    this.logBudget = new RateBudget(rateOf(logsPerSecond));
     this.retries = (meterProvider ?? metrics.getMeterProvider())
       .getMeter(SCOPE)
       .createCounter(METRIC_MCP_TOOL_CALL_RETRIES, {
@@ -143,13 +148,17 @@ export class RetryTelemetry {
 
   /**
    * The error thrown to the caller, as the conventions record exceptions: a log record in the
-   * span's context (WARN: the caller receives the error and decides), and with `logs/dup` an
-   * `exception` span event as well.
+   * span's context (WARN: the caller receives the error and decides), up to the log budget, and
+   * with `logs/dup` an `exception` span event as well.
    */
   private recordException(span: Span, toolName: string, error: unknown): void {
     if (this.exceptionSpanEvents && error instanceof Error) span.recordException(error);
+    const type = error instanceof Error ? exceptionTypeOf(error) : 'NonError';
+    const suppressed = this.logBudget.take(toolName, type);
+    if (suppressed < 0) return;
     const attributes: Attributes = { [ATTR_GEN_AI_TOOL_NAME]: toolName };
     writeExceptionAttributes(attributes, error, true);
+    if (suppressed > 0) attributes[ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS] = suppressed;
     (this.loggerProvider ?? logs.getLoggerProvider()).getLogger(SCOPE).emit({
       severityNumber: SeverityNumber.WARN,
       severityText: 'WARN',

@@ -225,6 +225,13 @@ export interface ToolRetryPolicy {
    * backends). @default from `OTEL_SEMCONV_EXCEPTION_SIGNAL_OPT_IN`, else `'logs'`
    */
   exceptionSignal?: 'logs' | 'logs/dup';
+  /**
+   * How many of those log records per second, per tool and exception type. Beyond it (a storm of
+   * calls ending in the same thrown error) the record is left out; the call's span still has the
+   * outcome and error type, and the next record of the same tool and type carries
+   * `mcp.tool.failure.suppressed_records`. `Infinity` records every one. @default 10
+   */
+  maxFailureLogsPerSecond?: number;
 }
 
 /** What one logical call through `callToolWithRetry` produced. */

@@ -125,6 +125,7 @@ class ToolRetryEngine {
       policy.meterProvider,
       policy.loggerProvider,
       policy.exceptionSignal,
+      policy.maxFailureLogsPerSecond,
     );
     this.cache = new ToolAnnotationCache((cursor) => this.listPage(cursor));
   }

@@ -231,6 +231,41 @@ describe('retry telemetry', () => {
     });
   }
 
+  it('keeps those log records under a budget per tool and exception type, and says how many it left out', async () => {
+    // Real time: the budget refills by the monotonic clock.
+    vi.useRealTimers();
+    const logExporter = new InMemoryLogRecordExporter();
+    const loggerProvider = new LoggerProvider({
+      processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
+    });
+    const pair = await v1Pair({
+      hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
+    });
+    const client = withToolRetry(pair.client, {
+      meterProvider,
+      loggerProvider,
+      maxFailureLogsPerSecond: 2,
+    });
+    const timedOut = () =>
+      expect(client.callTool({ name: 'hang' }, undefined, { timeout: 20 })).rejects.toMatchObject({
+        code: -32001,
+      });
+    for (let i = 0; i < 5; i++) await timedOut();
+    expect(logExporter.getFinishedLogRecords()).toHaveLength(2);
+    // Every logical call still has its span with the outcome.
+    const spans = exporter.getFinishedSpans().filter((s) => s.name === 'mcp.tool.call hang');
+    expect(spans.map((s) => s.attributes['mcp.tool.call.outcome'])).toEqual(Array(5).fill('error'));
+    // Half a second refills one token: the next record says three were left out.
+    await new Promise((r) => setTimeout(r, 600));
+    await timedOut();
+    const records = logExporter.getFinishedLogRecords();
+    expect(records).toHaveLength(3);
+    expect(records[2]?.attributes['mcp.tool.failure.suppressed_records']).toBe(3);
+    expect(records[0]?.attributes['mcp.tool.failure.suppressed_records']).toBeUndefined();
+    await pair.close();
+    await loggerProvider.shutdown();
+  });
+
   it('records budget_exhausted and aborted outcomes', async () => {
     const pair = await v1Pair({
       later: {
