@@ -9,14 +9,36 @@ import type { McpInstrumentationConfig } from '../types.js';
 /** Options read from the environment, besides the SDK's own `OTEL_*` variables. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrumentationConfig {
   const config: McpInstrumentationConfig = {};
-  const flag = (name: string, apply: (value: boolean) => void): void => {
+  /** Reads one variable: unset or blank is absent; a value `parse` rejects is reported. */
+  const read = <T>(
+    name: string,
+    parse: (value: string) => T | undefined,
+    expected: string,
+    apply: (value: T) => void,
+  ): void => {
     const raw = env[name];
-    if (raw === undefined || raw === '') return;
-    const v = raw.trim().toLowerCase();
-    if (v === 'true') apply(true);
-    else if (v === 'false') apply(false);
-    else warn(`${name}=${raw} is not true or false; using the default`);
+    if (raw === undefined || raw.trim() === '') return;
+    const value = parse(raw.trim().toLowerCase());
+    if (value !== undefined) apply(value);
+    else warn(`${name}=${raw} is not ${expected}; using the default`);
   };
+  const flag = (name: string, apply: (value: boolean) => void): void =>
+    read(
+      name,
+      (v) => (v === 'true' ? true : v === 'false' ? false : undefined),
+      'true or false',
+      apply,
+    );
+  const rate = (name: string, apply: (value: number) => void): void =>
+    read(
+      name,
+      (v) => {
+        const n = v === 'infinity' ? Infinity : Number(v);
+        return n >= 0 ? n : undefined;
+      },
+      'a number >= 0 or infinity',
+      apply,
+    );
   flag('OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT', (v) => (config.trustIncomingContext = v));
   flag('OTEL_INSTRUMENTATION_MCP_ADD_FAILURE_OBJECTS', (v) => (config.addFailureObjects = v));
   flag('OTEL_INSTRUMENTATION_MCP_PROPAGATE_CONTEXT', (v) => (config.propagateContext = v));
@@ -28,14 +50,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
     'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
     (v) => (config.captureToolPayloads = v),
   );
-  const rate = (name: string, apply: (value: number) => void): void => {
-    const raw = env[name];
-    if (raw === undefined || raw.trim() === '') return;
-    const v = raw.trim().toLowerCase();
-    const n = v === 'infinity' ? Infinity : Number(v);
-    if (n >= 0) apply(n);
-    else warn(`${name}=${raw} is not a number >= 0 or infinity; using the default`);
-  };
   rate(
     'OTEL_INSTRUMENTATION_MCP_MAX_FAILURE_LOGS_PER_SECOND',
     (n) => (config.maxFailureLogsPerSecond = n),

@@ -24,7 +24,7 @@ describe('zero-code entry: options from the environment', () => {
     expect(configFromEnv({ OTEL_INSTRUMENTATION_MCP_MAX_FAILURE_LOGS_PER_SECOND: '' })).toEqual({});
   });
 
-  it('a budget that is not a number >= 0 keeps the default, with one line on stderr', () => {
+  it('a value that cannot be read keeps the default, with one line on stderr', () => {
     const lines: string[] = [];
     vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
       lines.push(String(chunk));
@@ -35,6 +35,10 @@ describe('zero-code entry: options from the environment', () => {
         {},
       );
     }
+    expect(configFromEnv({ OTEL_INSTRUMENTATION_MCP_PROPAGATE_CONTEXT: 'maybe' })).toEqual({});
+    expect(lines.pop()).toBe(
+      '@omcp/instrumentation-mcp: OTEL_INSTRUMENTATION_MCP_PROPAGATE_CONTEXT=maybe is not true or false; using the default\n',
+    );
     expect(lines).toEqual(
       ['-1', 'ten', 'NaN'].map(
         (bad) =>
