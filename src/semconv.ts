@@ -48,8 +48,9 @@ export const ATTR_MCP_TOOL_FAILURE_PROBLEMS = 'mcp.tool.failure.problems';
 /** Who produced the failure object: `server` (the handler), `instrumentation`, or `proxy`. */
 export const ATTR_MCP_TOOL_FAILURE_SOURCE = 'mcp.tool.failure.source';
 /**
- * On a failure log record: how many records of the same tool, failure code and exception type
- * the log budget (`maxFailureLogsPerSecond`) left out since the previous one. Logs only.
+ * On a failure log record: how many records of the same kind (server: tool, failure code and
+ * exception type; retry policy: tool and exception type) the log budget
+ * (`maxFailureLogsPerSecond`) left out since the previous one. Logs only.
  */
 export const ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS = 'mcp.tool.failure.suppressed_records';
 

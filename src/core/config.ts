@@ -14,33 +14,27 @@ export function resolveConfig(
 ): ResolvedConfig {
   const envCapture =
     env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
-  const ignored = (option: string, why: string, fallback: string): void =>
-    warn(
-      `mcp: option ${option} ${why} (got ${shown(config[option as keyof McpInstrumentationConfig])}); using ${fallback}`,
-    );
-  const max = config.maxAttributeLength;
-  if (max !== undefined && !(typeof max === 'number' && Number.isInteger(max) && max >= 16))
-    ignored('maxAttributeLength', 'must be an integer >= 16', '256');
-  for (const option of ['maxStackTracesPerSecond', 'maxFailureLogsPerSecond'] as const) {
-    const v = config[option];
-    if (v !== undefined && !(typeof v === 'number' && v >= 0))
-      ignored(
-        option,
-        'must be a number >= 0 (Infinity for no limit)',
-        String(DEFAULT_RATE_PER_SECOND),
+  /** The option's value when `valid`, else its default (and a warning when one was given). */
+  const checked = <K extends keyof McpInstrumentationConfig, T>(
+    option: K,
+    valid: (value: unknown) => value is T,
+    rule: string,
+    fallback: T,
+  ): T => {
+    const value = config[option];
+    if (valid(value)) return value;
+    if (value !== undefined)
+      warn(
+        `mcp: option ${option} ${rule} (got ${shown(value)}); using ${fallback === undefined ? 'the default' : String(fallback)}`,
       );
-  }
-  if (
-    config.metaKey !== undefined &&
-    !(typeof config.metaKey === 'string' && config.metaKey.length > 0)
-  )
-    ignored('metaKey', 'must be a non-empty string', TOOL_FAILURE_META_KEY);
-  if (
-    config.exceptionSignal !== undefined &&
-    config.exceptionSignal !== 'logs' &&
-    config.exceptionSignal !== 'logs/dup'
-  )
-    ignored('exceptionSignal', "must be 'logs' or 'logs/dup'", 'the default');
+    return fallback;
+  };
+  const rule = 'must be a number >= 0 (Infinity for no limit)';
+  const maxStackTraces = checked('maxStackTracesPerSecond', isRate, rule, DEFAULT_RATE_PER_SECOND);
+  const maxFailureLogs = checked('maxFailureLogsPerSecond', isRate, rule, DEFAULT_RATE_PER_SECOND);
+  const isSignal = (v: unknown): v is 'logs' | 'logs/dup' => v === 'logs' || v === 'logs/dup';
+  // Not set is fine here: the conventions' opt-in variable decides then.
+  const signal = checked('exceptionSignal', isSignal, "must be 'logs' or 'logs/dup'", undefined);
   return {
     ...config,
     captureToolPayloads:
@@ -48,23 +42,29 @@ export function resolveConfig(
     addFailureObjects: config.addFailureObjects !== false,
     trustIncomingContext: config.trustIncomingContext !== false,
     propagateContext: config.propagateContext !== false,
-    metaKey:
-      typeof config.metaKey === 'string' && config.metaKey.length > 0
-        ? config.metaKey
-        : TOOL_FAILURE_META_KEY,
+    metaKey: checked(
+      'metaKey',
+      (v): v is string => typeof v === 'string' && v.length > 0,
+      'must be a non-empty string',
+      TOOL_FAILURE_META_KEY,
+    ),
     metricCodes: new Set(
       Array.isArray(config.metricCodeAllowList)
         ? config.metricCodeAllowList.filter((c) => typeof c === 'string')
         : [],
     ),
-    maxAttributeLength: typeof max === 'number' && Number.isInteger(max) && max >= 16 ? max : 256,
+    maxAttributeLength: checked(
+      'maxAttributeLength',
+      (v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 16,
+      'must be an integer >= 16',
+      256,
+    ),
     emitFailureLogs: config.emitFailureLogs !== false,
     exceptionSpanEvents:
-      config.emitFailureLogs === false ||
-      exceptionSignalOf(config.exceptionSignal, env) === 'logs/dup',
+      config.emitFailureLogs === false || exceptionSignalOf(signal, env) === 'logs/dup',
     redactThrownErrorText: config.redactThrownErrorText === true,
-    stackBudget: new RateBudget(rateOf(config.maxStackTracesPerSecond)),
-    logBudget: new RateBudget(rateOf(config.maxFailureLogsPerSecond)),
+    stackBudget: new RateBudget(maxStackTraces),
+    logBudget: new RateBudget(maxFailureLogs),
   };
 }
 
@@ -74,8 +74,13 @@ export function resolveConfig(
  */
 export const DEFAULT_RATE_PER_SECOND = 10;
 
+function isRate(value: unknown): value is number {
+  return typeof value === 'number' && value >= 0;
+}
+
+/** A rate option as given, or the default (for callers that do not report bad values). */
 export function rateOf(value: unknown): number {
-  return typeof value === 'number' && value >= 0 ? value : DEFAULT_RATE_PER_SECOND;
+  return isRate(value) ? value : DEFAULT_RATE_PER_SECOND;
 }
 
 /** Where exceptions go: an explicit `'logs'`/`'logs/dup'`, else the conventions' opt-in variable. */
