@@ -176,6 +176,7 @@ async function overhead() {
 
   const times = {};
   const wall = {};
+  const child = {};
   for (let r = 0; r < ROUNDS; r++) {
     process.stdout.write(`round ${r + 1}/${ROUNDS}\r`);
     for (const s of scenarios) {
@@ -184,7 +185,7 @@ async function overhead() {
       // Rotate the order each round so no variant always runs first or last.
       const order = variants.map((_, i) => variants[(i + r) % variants.length]);
       for (const v of order) {
-        const { nsPerCall, cpuNsPerCall } = await workers[v].send({
+        const { nsPerCall, cpuNsPerCall, childCpuNsPerCall } = await workers[v].send({
           cmd: 'run',
           ...s,
           n: N[s.transport],
@@ -192,6 +193,7 @@ async function overhead() {
         });
         (times[key][v] ??= []).push(cpuNsPerCall);
         ((wall[key] ??= {})[v] ??= []).push(nsPerCall);
+        if (s.transport === 'stdio') ((child[key] ??= {})[v] ??= []).push(childCpuNsPerCall);
       }
     }
   }
@@ -242,17 +244,45 @@ async function overhead() {
           p.spans.shape === 'client only' && table[key]['omcp-client'] !== undefined
             ? 'omcp-client'
             : 'omcp';
-        const o = table[key][ours];
-        const ci = ratioInterval(byVariant[ours], byVariant[peer], base);
-        target(
-          `${key}: ${ours} overhead < ${peer}`,
-          verdictOf(ci, 1),
-          `${us(o.overheadNs)} µs vs ${us(p.overheadNs)} µs (ratio ${(o.overheadNs / p.overheadNs).toFixed(2)}, ${interval(ci)}; ${peer} spans: ${p.spans.shape}; ${ours} spans: ${o.spans.shape})`,
+        const vsPeer = (mineName, note) => {
+          const o = table[key][mineName];
+          const ci = ratioInterval(byVariant[mineName], byVariant[peer], base);
+          target(
+            `${key}: ${mineName} overhead < ${peer}${note}`,
+            verdictOf(ci, 1),
+            `${us(o.overheadNs)} µs vs ${us(p.overheadNs)} µs (ratio ${(o.overheadNs / p.overheadNs).toFixed(2)}, ${interval(ci)}; ${peer} spans: ${p.spans.shape}; ${mineName} spans: ${o.spans.shape})`,
+          );
+        };
+        vsPeer(ours, '');
+        // A client-only peer also sends no trace context and records no metrics: the same
+        // output from this package is the omcp-client-spans row.
+        if (ours === 'omcp-client' && table[key]['omcp-client-spans'] !== undefined)
+          vsPeer('omcp-client-spans', ' (same output: client spans only)');
+      }
+    }
+  }
+  if (Object.keys(child).length > 0) {
+    console.log(
+      '\n## Over stdio, where the overhead lands (µs per call over baseline, median of paired per-round differences)\n',
+    );
+    console.log(
+      `${pad('scenario', 13)}${pad('variant', 20)}${lpad('client', 8)}${lpad('server', 8)}`,
+    );
+    const over = (xs, base) => median(xs.map((t, i) => t - base[i]));
+    for (const [key, server] of Object.entries(child)) {
+      // The client process's own CPU: the round's total less the child's part.
+      const client = (v) => times[key][v].map((t, i) => t - server[v][i]);
+      for (const v of variants.filter((x) => x !== 'baseline')) {
+        const row = table[key][v];
+        row.clientOverheadNs = over(client(v), client('baseline'));
+        row.serverOverheadNs = over(server[v], server.baseline);
+        console.log(
+          `${pad(key, 13)}${pad(v, 20)}${lpad(us(row.clientOverheadNs), 8)}${lpad(us(row.serverOverheadNs), 8)}`,
         );
       }
     }
   }
-  results.overhead = { table, cpu: times, wall };
+  results.overhead = { table, cpu: times, wall, serverCpu: child };
 }
 
 async function alloc() {

@@ -5,6 +5,7 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
+  createNoopMeter,
   propagation,
   trace,
 } from '@opentelemetry/api';
@@ -13,7 +14,15 @@ import * as v1Mcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpInstrumentation } from '../../dist/esm/index.js';
 
-export const VARIANTS = ['baseline', 'floor', 'omcp', 'omcp-client', 'autotel', 'traceloop'];
+export const VARIANTS = [
+  'baseline',
+  'floor',
+  'omcp',
+  'omcp-client',
+  'omcp-client-spans',
+  'autotel',
+  'traceloop',
+];
 
 /** What each variant is expected to produce per tool call. */
 export const EXPECTED = {
@@ -25,6 +34,7 @@ export const EXPECTED = {
   'omcp-noobjects': 'client+server',
   'omcp-alllogs': 'client+server',
   'omcp-allstacks': 'client+server',
+  'omcp-client-spans': 'client only',
   autotel: 'client+server',
   traceloop: 'client+server',
 };
@@ -78,6 +88,18 @@ export async function installVariant(name) {
       // The like-for-like row for a peer that traces the client only: this package on the
       // client object alone (manual mode), the server left uninstrumented. Metrics on.
       const instrumentation = new McpInstrumentation();
+      return {
+        client: (c) => instrumentation.instrumentClient(c),
+        server: (s) => s,
+        tool: (_n, cb) => cb,
+        instrumentation,
+      };
+    }
+    case 'omcp-client-spans': {
+      // The same output as a peer that traces the client only and records no metrics: client
+      // spans alone, no trace context sent, no metrics.
+      const instrumentation = new McpInstrumentation({ propagateContext: false });
+      instrumentation.setMeterProvider({ getMeter: () => createNoopMeter() });
       return {
         client: (c) => instrumentation.instrumentClient(c),
         server: (s) => s,

@@ -55,7 +55,11 @@ async function run({ transport, scenario, n, warmup }) {
   const used = process.cpuUsage(cpu);
   const childAfter = transport === 'stdio' ? await childCpu() : 0;
   const cpuUs = used.user + used.system + (childAfter - childBefore);
-  return { nsPerCall: ns / n, cpuNsPerCall: (cpuUs * 1000) / n };
+  return {
+    nsPerCall: ns / n,
+    cpuNsPerCall: (cpuUs * 1000) / n,
+    childCpuNsPerCall: ((childAfter - childBefore) * 1000) / n,
+  };
 }
 
 /** Which of the expected spans a variant produced for one ok and one failing call. */
