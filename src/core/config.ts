@@ -74,13 +74,9 @@ export function resolveConfig(
  */
 export const DEFAULT_RATE_PER_SECOND = 10;
 
-function isRate(value: unknown): value is number {
+/** A rate option's rule: a number >= 0 (`Infinity` for no limit). */
+export function isRate(value: unknown): value is number {
   return typeof value === 'number' && value >= 0;
-}
-
-/** A rate option as given, or the default (for callers that do not report bad values). */
-export function rateOf(value: unknown): number {
-  return isRate(value) ? value : DEFAULT_RATE_PER_SECOND;
 }
 
 /** Where exceptions go: an explicit `'logs'`/`'logs/dup'`, else the conventions' opt-in variable. */

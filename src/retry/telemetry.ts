@@ -34,7 +34,7 @@ import {
   METRIC_MCP_TOOL_CALL_RETRIES,
 } from '../semconv.js';
 import { logs, SeverityNumber, type LoggerProvider } from '@opentelemetry/api-logs';
-import { exceptionSignalOf, rateOf } from '../core/config.js';
+import { DEFAULT_RATE_PER_SECOND, exceptionSignalOf } from '../core/config.js';
 import { metricCode } from '../core/metrics.js';
 import { exceptionTypeOf, writeExceptionAttributes } from '../core/exception.js';
 import { RateBudget } from '../core/rate-budget.js';
@@ -67,7 +67,7 @@ export class RetryTelemetry {
     logsPerSecond?: number,
   ) {
     this.exceptionSpanEvents = exceptionSignalOf(exceptionSignal) === 'logs/dup';
-    this.logBudget = new RateBudget(rateOf(logsPerSecond));
+    this.logBudget = new RateBudget(logsPerSecond ?? DEFAULT_RATE_PER_SECOND);
     this.retries = (meterProvider ?? metrics.getMeterProvider())
       .getMeter(SCOPE)
       .createCounter(METRIC_MCP_TOOL_CALL_RETRIES, {

@@ -3,6 +3,7 @@ import { withAttempt } from '../attempt-context.js';
 import { classifyError } from '../tool-failure/classify.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
+import { isRate } from '../core/config.js';
 import { getToolAnnotations, hasListedTool } from '../core/tool-annotations.js';
 import { ToolAnnotationCache, annotationsOf, type ToolListPage } from './annotations.js';
 import { backoffDelay, resolveBackoff } from './backoff.js';
@@ -111,6 +112,7 @@ class ToolRetryEngine {
     private readonly policy: ToolRetryPolicy,
   ) {
     this.limits = resolveLimits(policy);
+    checkTelemetryOptions(policy);
     this.backoff = resolveBackoff(policy.backoff);
     this.budget =
       policy.retryBudget === false
@@ -446,6 +448,15 @@ function resolveLimits(policy: ToolRetryPolicy): RetryLimits {
   if (!(Number.isFinite(maxElapsedMs) && maxElapsedMs >= 0))
     throw new RangeError('maxElapsedMs must be a finite number >= 0');
   return { maxAttempts, maxElapsedMs };
+}
+
+/** The telemetry options, checked like the limits: a bad value is an error at construction. */
+function checkTelemetryOptions(policy: ToolRetryPolicy): void {
+  const { maxFailureLogsPerSecond: rate, exceptionSignal: signal } = policy;
+  if (rate !== undefined && !isRate(rate))
+    throw new RangeError('maxFailureLogsPerSecond must be a number >= 0 (Infinity for no limit)');
+  if (signal !== undefined && signal !== 'logs' && signal !== 'logs/dup')
+    throw new RangeError("exceptionSignal must be 'logs' or 'logs/dup'");
 }
 
 function toolNameOf(params: unknown): string | undefined {

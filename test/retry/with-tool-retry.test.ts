@@ -385,6 +385,16 @@ describe('withToolRetry() with a real SDK 1.x client', () => {
     const pair = await v1Pair({});
     expect(() => withToolRetry(pair.client, { maxAttempts: 0 })).toThrow(RangeError);
     expect(() => withToolRetry(pair.client, { maxElapsedMs: -1 })).toThrow(RangeError);
+    // The telemetry options too: a bad value is said at once rather than silently replaced.
+    for (const rate of [-1, Number.NaN, '5' as unknown as number])
+      expect(() => withToolRetry(pair.client, { maxFailureLogsPerSecond: rate })).toThrow(
+        /maxFailureLogsPerSecond must be a number >= 0/,
+      );
+    expect(() =>
+      withToolRetry(pair.client, { exceptionSignal: 'events' as unknown as 'logs' }),
+    ).toThrow(/exceptionSignal must be 'logs' or 'logs\/dup'/);
+    for (const ok of [0, 2.5, Infinity])
+      expect(() => withToolRetry(pair.client, { maxFailureLogsPerSecond: ok })).not.toThrow();
     await pair.close();
   });
 });
