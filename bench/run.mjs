@@ -18,7 +18,7 @@ const want = (section) => only === undefined || only.includes(section);
 
 function installPeers() {
   if (existsSync(here('./peers/node_modules/.package-lock.json'))) return;
-  console.log('installing peer instrumentations into bench/peers (npm ci)...');
+  say('installing peer instrumentations into bench/peers (npm ci)...');
   execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
     cwd: here('./peers'),
     stdio: 'inherit',
@@ -61,6 +61,14 @@ function runScript(script, env = {}, execArgv = []) {
   });
   const lines = out.toString().trim().split('\n');
   return JSON.parse(lines[lines.length - 1]);
+}
+
+/** The report: printed as it goes, and written beside the JSON at the end. */
+const report = [];
+function say(...parts) {
+  const line = parts.join(' ');
+  report.push(line);
+  console.log(line);
 }
 
 const median = (xs) => {
@@ -200,10 +208,10 @@ async function overhead() {
   for (const v of variants) await workers[v].send({ cmd: 'exit' });
 
   const table = {};
-  console.log(
+  say(
     '\n## Per-call CPU cost (client + server processes; overhead = median of paired per-round differences to baseline)\n',
   );
-  console.log(
+  say(
     `${pad('scenario', 13)}${pad('variant', 16)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('(95% interval)', 16)}${lpad('wall µs', 9)}  spans produced per call`,
   );
   for (const [key, byVariant] of Object.entries(times)) {
@@ -225,7 +233,7 @@ async function overhead() {
         v === 'baseline' ? undefined : ratioInterval(byVariant[v], byVariant.floor, base);
       table[key][v] = row;
       const ci = row.ratioInterval;
-      console.log(
+      say(
         `${pad(key, 13)}${pad(v, 16)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}${lpad(ci === undefined ? '' : `(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
       );
     }
@@ -262,12 +270,10 @@ async function overhead() {
     }
   }
   if (Object.keys(child).length > 0) {
-    console.log(
+    say(
       '\n## Over stdio, where the overhead lands (µs per call over baseline, median of paired per-round differences)\n',
     );
-    console.log(
-      `${pad('scenario', 13)}${pad('variant', 20)}${lpad('client', 8)}${lpad('server', 8)}`,
-    );
+    say(`${pad('scenario', 13)}${pad('variant', 20)}${lpad('client', 8)}${lpad('server', 8)}`);
     const over = (xs, base) => median(xs.map((t, i) => t - base[i]));
     for (const [key, server] of Object.entries(child)) {
       // The client process's own CPU: the round's total less the child's part.
@@ -276,7 +282,7 @@ async function overhead() {
         const row = table[key][v];
         row.clientOverheadNs = over(client(v), client('baseline'));
         row.serverOverheadNs = over(server[v], server.baseline);
-        console.log(
+        say(
           `${pad(key, 13)}${pad(v, 20)}${lpad(us(row.clientOverheadNs), 8)}${lpad(us(row.serverOverheadNs), 8)}`,
         );
       }
@@ -286,7 +292,7 @@ async function overhead() {
 }
 
 async function alloc() {
-  console.log(
+  say(
     '\n## Bytes allocated per call (in-memory, V8 sampling heap profiler; machine-independent)\n',
   );
   const out = {};
@@ -300,7 +306,7 @@ async function alloc() {
     'omcp-noobjects',
   ];
   for (const v of rows) out[v] = runScript('./lib/alloc.mjs', { BENCH_VARIANT: v });
-  console.log(
+  say(
     `${pad('scenario', 13)}${pad('variant', 16)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}`,
   );
   for (const scenario of ['ok', 'fail']) {
@@ -309,36 +315,36 @@ async function alloc() {
     for (const v of rows) {
       const bytes = out[v][scenario].bytesPerCall;
       const over = bytes - base;
-      console.log(
+      say(
         `${pad(`memory/${scenario}`, 13)}${pad(v, 16)}${lpad(bytes, 8)}${lpad(v === 'baseline' ? '-' : over, 15)}${lpad(v === 'baseline' ? '-' : (over / floorOver).toFixed(2), 9)}`,
       );
     }
   }
   for (const scenario of ['ok', 'fail']) {
-    console.log(`\nlargest allocators, omcp memory/${scenario} (bytes per call):`);
-    for (const t of out.omcp[scenario].top) console.log(`  ${lpad(t.bytesPerCall, 6)}  ${t.fn}`);
+    say(`\nlargest allocators, omcp memory/${scenario} (bytes per call):`);
+    for (const t of out.omcp[scenario].top) say(`  ${lpad(t.bytesPerCall, 6)}  ${t.fn}`);
   }
   results.alloc = out;
 }
 
 async function parts() {
-  console.log(
+  say(
     "\n## What a failing call's parts cost on their own (ns per operation, tight loop, GC included)\n",
   );
   const out = runScript('./lib/parts.mjs');
-  for (const { name, ns } of out) console.log(`${lpad(ns, 7)}  ${name}`);
+  for (const { name, ns } of out) say(`${lpad(ns, 7)}  ${name}`);
   results.parts = out;
 }
 
 async function heap() {
-  console.log('\n## Heap growth over 200,000 calls (after GC)\n');
+  say('\n## Heap growth over 200,000 calls (after GC)\n');
   const calls = Math.round(Number(process.env.BENCH_HEAP_CALLS ?? '200000'));
   const out = {};
   for (const v of ['baseline', 'omcp']) {
     out[v] = runScript('./lib/heap.mjs', { BENCH_VARIANT: v, BENCH_HEAP_CALLS: String(calls) }, [
       '--expose-gc',
     ]);
-    console.log(
+    say(
       `${pad(v, 10)} heapUsed ${(out[v].before / 2 ** 20).toFixed(1)} MB -> ${(out[v].after / 2 ** 20).toFixed(1)} MB, growth ${(out[v].growth / 2 ** 20).toFixed(2)} MB over ${out[v].calls} calls (${out[v].spans} spans exported); checkpoints MB: ${out[v].checkpoints.map((c) => (c / 2 ** 20).toFixed(1)).join(' ')}`,
     );
   }
@@ -351,9 +357,9 @@ async function heap() {
 }
 
 async function retry() {
-  console.log('\n## Retry timer accuracy (real timers)\n');
+  say('\n## Retry timer accuracy (real timers)\n');
   const r = runScript('./lib/retry.mjs');
-  console.log(
+  say(
     `${r.retries} retries, retryNotBefore ≈ now + ${r.delayMs} ms: lateness min ${r.min.toFixed(2)} ms, median ${r.median.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, max ${r.max.toFixed(2)} ms; early attempts: ${r.early}; outcome ${r.outcome} after ${r.attempts} attempts`,
   );
   target('retry: no attempt before retryNotBefore', r.early === 0, `${r.early} early`);
@@ -361,30 +367,30 @@ async function retry() {
 }
 
 async function collector() {
-  console.log('\n## Collector unreachable vs reachable (OTLP/HTTP, BatchSpanProcessor)\n');
+  say('\n## Collector unreachable vs reachable (OTLP/HTTP, BatchSpanProcessor)\n');
   const r = await (
     await import('./lib/collector-run.mjs')
   ).collectorBench({ startWorker, median, scale });
   const mb = (b) => (b / 2 ** 20).toFixed(1);
   const b = r.batchSettings;
-  console.log(
+  say(
     `BatchSpanProcessor maxQueueSize ${b.maxQueueSize}, maxExportBatchSize ${b.maxExportBatchSize}, scheduledDelayMillis ${b.scheduledDelayMillis}, exportTimeoutMillis ${b.exportTimeoutMillis}; exporter timeoutMillis ${r.exporterSettings.timeoutMillis}, concurrencyLimit ${r.exporterSettings.concurrencyLimit}`,
   );
-  console.log(
+  say(
     `CPU per call (calls + ${r.settleMs} ms settle, ${r.rounds.cpu} interleaved rounds of ${r.calls}): reachable ${us(r.reachableNs)} µs, unreachable ${us(r.unreachableNs)} µs, ratio ${r.ratio.toFixed(3)} (wall ${r.wallRatio.toFixed(3)}); ${r.received} spans received by the local receiver`,
   );
   const e = r.exporter.unreachable;
-  console.log(
+  say(
     `unreachable exporter: ${e.exports} export calls, ${e.failed} failed, at most ${e.maxInFlight} in flight; reachable: ${r.exporter.reachable.ok} ok of ${r.exporter.reachable.exports}`,
   );
   const bd = r.bound;
-  console.log(
+  say(
     `one span held ${(r.probe.spanBytes / 1024).toFixed(2)} KiB of heap (tries ${r.probe.tries.map((t) => (t / 1024).toFixed(2)).join(', ')}), one batch of ${b.maxExportBatchSize} serialized ${(r.probe.payloadBytes / 1024).toFixed(0)} KiB; bound ${b.maxQueueSize} + ${bd.limit} × ${b.maxExportBatchSize} = ${bd.spans} spans + ${bd.limit} requests = ${mb(bd.bytes)} MB ± ${mb(bd.uncertainty)} MB`,
   );
-  console.log(
+  say(
     `heapUsed + arrayBuffers after GC (MB), unreachable/reachable@calls: ${r.checkpoints.unreachable.map((c, i) => `${mb(c.heap + c.arrayBuffers)}/${mb(r.checkpoints.reachable[i].heap + r.checkpoints.reachable[i].arrayBuffers)}@${c.calls}`).join(' ')}; highest per third: ${bd.thirds.map(mb).join(', ')}`,
   );
-  console.log(
+  say(
     `unreachable after a flush and its last export (${r.released.flushMs} ms): ${mb(r.released.heap + r.released.arrayBuffers)} MB`,
   );
   target(
@@ -409,10 +415,10 @@ if (want('heap')) await heap();
 if (want('retry')) await retry();
 if (want('collector')) await collector();
 
-console.log('\n## Targets\n');
-for (const t of results.targets) console.log(`${pad(t.verdict, 8)}${t.name}: ${t.detail}`);
+say('\n## Targets\n');
+for (const t of results.targets) say(`${pad(t.verdict, 8)}${t.name}: ${t.detail}`);
 results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
-console.log(
+say(
   `\n${results.targets.filter((t) => t.ok).length}/${results.targets.length} targets hold; ${results.elapsedSeconds} s`,
 );
 mkdirSync(here('./results'), { recursive: true });
@@ -424,7 +430,10 @@ const partial = [
   'BENCH_SCALE',
   'BENCH_ROUNDS',
 ].some((k) => process.env[k] !== undefined);
-const file = partial ? './results/partial.json' : './results/latest.json';
-writeFileSync(here(file), `${JSON.stringify(results, null, 2)}\n`);
-console.log(`results: bench/${file.slice(2)}`);
+const file = partial ? './results/partial' : './results/latest';
+writeFileSync(here(`${file}.json`), `${JSON.stringify(results, null, 2)}\n`);
+// The report from the first section on (the peers' install log is not part of it).
+const first = report.findIndex((l) => l.startsWith('\n## ') || l.startsWith('## '));
+writeFileSync(here(`${file}.txt`), `${report.slice(first).join('\n').trim()}\n`);
+say(`results: bench/${file.slice(2)}.json, bench/${file.slice(2)}.txt`);
 process.exitCode = results.targets.every((t) => t.ok) ? 0 : 1;

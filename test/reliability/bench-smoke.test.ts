@@ -75,6 +75,10 @@ describe('npm run bench (tiny scale)', () => {
     expect(targets.split('\n').filter((l) => /^(PASS|FAIL|UNCLEAR) /.test(l)).length).toBe(
       results.targets.length,
     );
+    // The report is written beside the JSON, from its first section to the count of targets.
+    const text = readFileSync(`${root}/bench/results/partial.txt`, 'utf8');
+    expect(text.startsWith('## Per-call CPU cost')).toBe(true);
+    expect(text.trimEnd().split('\n').at(-1)).toMatch(/^\d+\/\d+ targets hold; \d+ s$/);
     // The retry timer is real: no attempt may start before retryNotBefore at any scale.
     expect(results.retry.early).toBe(0);
   }, 300_000);
