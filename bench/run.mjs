@@ -288,7 +288,7 @@ async function overhead() {
       }
     }
   }
-  results.overhead = { table, cpu: times, wall, serverCpu: child };
+  results.overhead = { variants, table, cpu: times, wall, serverCpu: child };
 }
 
 async function alloc() {

@@ -29,44 +29,69 @@ export function resolveConfig(
       );
     return fallback;
   };
+  const isFlag = (v: unknown): v is boolean => typeof v === 'boolean';
+  const flag = (option: FlagOption, fallback: boolean): boolean =>
+    checked(option, isFlag, 'must be true or false', fallback);
+  const fn = <K extends 'requestHook' | 'responseHook' | 'errorClassifier'>(
+    option: K,
+  ): McpInstrumentationConfig[K] =>
+    checked(
+      option,
+      (v): v is McpInstrumentationConfig[K] => typeof v === 'function',
+      'must be a function',
+      undefined,
+    );
   const rule = 'must be a number >= 0 (Infinity for no limit)';
   const maxStackTraces = checked('maxStackTracesPerSecond', isRate, rule, DEFAULT_RATE_PER_SECOND);
   const maxFailureLogs = checked('maxFailureLogsPerSecond', isRate, rule, DEFAULT_RATE_PER_SECOND);
   const isSignal = (v: unknown): v is 'logs' | 'logs/dup' => v === 'logs' || v === 'logs/dup';
   // Not set is fine here: the conventions' opt-in variable decides then.
   const signal = checked('exceptionSignal', isSignal, "must be 'logs' or 'logs/dup'", undefined);
+  const codes = checked('metricCodeAllowList', Array.isArray, 'must be an array of strings', []);
+  const metricCodes = codes.filter((c): c is string => typeof c === 'string');
+  if (metricCodes.length < codes.length)
+    warn(
+      `mcp: option metricCodeAllowList must be an array of strings (got ${codes.length - metricCodes.length} other entries); using the strings`,
+    );
+  const emitFailureLogs = flag('emitFailureLogs', true);
   return {
     ...config,
-    captureToolPayloads:
-      typeof config.captureToolPayloads === 'boolean' ? config.captureToolPayloads : envCapture,
-    addFailureObjects: config.addFailureObjects !== false,
-    trustIncomingContext: config.trustIncomingContext !== false,
-    propagateContext: config.propagateContext !== false,
+    requestHook: fn('requestHook'),
+    responseHook: fn('responseHook'),
+    errorClassifier: fn('errorClassifier'),
+    captureToolPayloads: flag('captureToolPayloads', envCapture),
+    addFailureObjects: flag('addFailureObjects', true),
+    trustIncomingContext: flag('trustIncomingContext', true),
+    propagateContext: flag('propagateContext', true),
     metaKey: checked(
       'metaKey',
       (v): v is string => typeof v === 'string' && v.length > 0,
       'must be a non-empty string',
       TOOL_FAILURE_META_KEY,
     ),
-    metricCodes: new Set(
-      Array.isArray(config.metricCodeAllowList)
-        ? config.metricCodeAllowList.filter((c) => typeof c === 'string')
-        : [],
-    ),
+    metricCodes: new Set(metricCodes),
     maxAttributeLength: checked(
       'maxAttributeLength',
       (v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 16,
       'must be an integer >= 16',
       256,
     ),
-    emitFailureLogs: config.emitFailureLogs !== false,
-    exceptionSpanEvents:
-      config.emitFailureLogs === false || exceptionSignalOf(signal, env) === 'logs/dup',
-    redactThrownErrorText: config.redactThrownErrorText === true,
+    emitFailureLogs,
+    exceptionSpanEvents: !emitFailureLogs || exceptionSignalOf(signal, env) === 'logs/dup',
+    redactThrownErrorText: flag('redactThrownErrorText', false),
     stackBudget: new RateBudget(maxStackTraces),
     logBudget: new RateBudget(maxFailureLogs),
   };
 }
+
+/** The options that are switches. */
+type FlagOption =
+  | 'captureToolPayloads'
+  | 'addFailureObjects'
+  | 'trustIncomingContext'
+  | 'propagateContext'
+  | 'emitFailureLogs'
+  | 'redactThrownErrorText';
 
 /**
  * Stack traces per second per tool and exception type, and failure log records per second per

@@ -569,7 +569,7 @@ export function wrapRequestHandler<H extends (this: unknown, ...args: unknown[])
     if (ownValue(request, 'method') === 'tools/call' && isToolFailureError(error)) {
       try {
         const failure = error.toToolFailure(serverCallTraceId());
-        return toolFailureResult(failure, error.message, undefined, source.config().metaKey);
+        return toolFailureResult(failure, error.message, { metaKey: source.config().metaKey });
       } catch {
         throw error;
       }

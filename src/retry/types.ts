@@ -180,6 +180,11 @@ export type ToolAnnotationsProvider = (
 export interface ToolRetryPolicy {
   /** Attempts in total, the first one included. @default 3 */
   maxAttempts?: number;
+  /**
+   * The `_meta` key of the failure object, when the servers use another key than the
+   * proposal's (the instrumentation's `metaKey` option). @default TOOL_FAILURE_META_KEY
+   */
+  metaKey?: string;
   /** Time budget of a logical call in milliseconds. @default 30_000 */
   maxElapsedMs?: number;
   /** Backoff schedule. @default { initialDelayMs: 250, maxDelayMs: 10_000, multiplier: 2, jitter: 'full' } */

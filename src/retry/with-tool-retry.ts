@@ -1,6 +1,7 @@
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
 import { withAttempt } from '../attempt-context.js';
 import { classifyError } from '../tool-failure/classify.js';
+import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import { isRate } from '../core/config.js';
@@ -106,6 +107,7 @@ class ToolRetryEngine {
   private readonly random: () => number;
   private readonly telemetry: RetryTelemetry;
   private readonly cache: ToolAnnotationCache;
+  private readonly metaKey: string;
 
   constructor(
     private readonly client: RetryableClient,
@@ -113,6 +115,10 @@ class ToolRetryEngine {
   ) {
     this.limits = resolveLimits(policy);
     checkTelemetryOptions(policy);
+    const metaKey = policy.metaKey ?? TOOL_FAILURE_META_KEY;
+    if (typeof metaKey !== 'string' || metaKey.length === 0)
+      throw new RangeError('metaKey must be a non-empty string');
+    this.metaKey = metaKey;
     this.backoff = resolveBackoff(policy.backoff);
     this.budget =
       policy.retryBudget === false
@@ -147,7 +153,7 @@ class ToolRetryEngine {
     const toolName = toolNameOf(args[0]);
     if (toolName === undefined) {
       // Not a call this policy understands: the client reports the problem as it does today.
-      return passThroughReport(await this.callOnce(args));
+      return passThroughReport(await this.callOnce(args), this.metaKey);
     }
     const signal = signalOf(args);
     const parent = context.active();
@@ -194,7 +200,7 @@ class ToolRetryEngine {
           end = { outcome: 'success', attempts: attempt, decision: undefined, failure: undefined };
           return this.report(result, end, ABSENT, start);
         }
-        const reading = readToolFailure(result);
+        const reading = readToolFailure(result, { metaKey: this.metaKey });
         failure = reading.status === 'valid' ? reading.failure : undefined;
         if (failure?.class === 'reliability') this.budget?.recordFailure();
         const annotations =
@@ -427,8 +433,8 @@ function connectionClosed(): Error {
 
 const ABSENT: ToolFailureReading = Object.freeze({ status: 'absent', problems: [] });
 
-function passThroughReport(result: unknown): ToolCallReport<unknown> {
-  const reading = isErrorResult(result) ? readToolFailure(result) : ABSENT;
+function passThroughReport(result: unknown, metaKey: string): ToolCallReport<unknown> {
+  const reading = isErrorResult(result) ? readToolFailure(result, { metaKey }) : ABSENT;
   return Object.freeze({
     result,
     outcome: isErrorResult(result) ? 'failure' : 'success',

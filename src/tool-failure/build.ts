@@ -52,12 +52,11 @@ export function toolFailureResult<C extends { type: string } = TextContentBlock>
   failure: ToolFailure,
   message: string,
   options?: ToolFailureResultOptions<C>,
-  metaKey: string = TOOL_FAILURE_META_KEY,
 ): ToolFailureResult<C> {
   const result: ToolFailureResult<C> = {
     content: [{ type: 'text', text: message }, ...(options?.content ?? [])],
     isError: true,
-    _meta: { ...options?.meta, [metaKey]: failure },
+    _meta: { ...options?.meta, [options?.metaKey ?? TOOL_FAILURE_META_KEY]: failure },
   };
   if (options?.structuredContent !== undefined)
     result.structuredContent = options.structuredContent;

@@ -41,6 +41,11 @@ export interface ToolFailureResultOptions<C extends { type: string } = TextConte
   meta?: Record<string, unknown>;
   /** `structuredContent` to include, for tools that declare an output schema. */
   structuredContent?: Record<string, unknown>;
+  /**
+   * The `_meta` key to put the failure object under, when a deployment uses another key than
+   * the proposal's (the instrumentation's `metaKey` option). @default TOOL_FAILURE_META_KEY
+   */
+  metaKey?: string;
 }
 
 /** A content block, as loose as the MCP schema allows. */

@@ -64,6 +64,47 @@ describe('config: a value that is ignored is reported', () => {
     expect(warningsOf({ maxFailureLogsPerSecond: { n: 1 } })[0]).toContain('(got an object)');
   });
 
+  it('switches must be booleans: a string is not read as true or false', () => {
+    // 'false' is truthy and 'no' is not `false`: both once changed the behaviour silently.
+    const c = resolveConfig(
+      { addFailureObjects: 'no', redactThrownErrorText: 'true', captureToolPayloads: 1 } as never,
+      {},
+    );
+    expect(c.addFailureObjects).toBe(true);
+    expect(c.redactThrownErrorText).toBe(false);
+    expect(c.captureToolPayloads).toBe(false);
+    expect(warningsOf({ addFailureObjects: 'no' })).toEqual([
+      "mcp: option addFailureObjects must be true or false (got 'no'); using true",
+    ]);
+    for (const option of [
+      'captureToolPayloads',
+      'trustIncomingContext',
+      'propagateContext',
+      'emitFailureLogs',
+      'redactThrownErrorText',
+    ])
+      expect(warningsOf({ [option]: 'false' })[0], option).toContain(
+        `option ${option} must be true or false (got 'false')`,
+      );
+  });
+
+  it('hooks and the classifier must be functions; the allow list an array of strings', () => {
+    for (const option of ['requestHook', 'responseHook', 'errorClassifier']) {
+      expect(warningsOf({ [option]: 'log' }), option).toEqual([
+        `mcp: option ${option} must be a function (got 'log'); using the default`,
+      ]);
+      expect(resolveConfig({ [option]: {} } as never, {})[option as 'requestHook']).toBe(undefined);
+    }
+    expect(warningsOf({ metricCodeAllowList: 'quota_exceeded' })[0]).toContain(
+      'metricCodeAllowList must be an array of strings',
+    );
+    const mixed = resolveConfig({ metricCodeAllowList: ['a', 1, 'b'] } as never, {}, () => {});
+    expect([...mixed.metricCodes]).toEqual(['a', 'b']);
+    expect(warningsOf({ metricCodeAllowList: ['a', 1, null] })).toEqual([
+      'mcp: option metricCodeAllowList must be an array of strings (got 2 other entries); using the strings',
+    ]);
+  });
+
   it('says nothing for valid values and defaults', () => {
     expect(warningsOf({})).toEqual([]);
     expect(
@@ -73,6 +114,16 @@ describe('config: a value that is ignored is reported', () => {
         maxAttributeLength: 16,
         metaKey: 'x/y',
         exceptionSignal: 'logs/dup',
+        captureToolPayloads: true,
+        addFailureObjects: false,
+        trustIncomingContext: false,
+        propagateContext: false,
+        emitFailureLogs: false,
+        redactThrownErrorText: true,
+        requestHook: () => {},
+        responseHook: () => {},
+        errorClassifier: () => undefined,
+        metricCodeAllowList: ['quota_exceeded'],
       }),
     ).toEqual([]);
   });

@@ -103,6 +103,34 @@ describe('server side (McpServer over an in-memory pair)', () => {
     expect(client.attributes['jsonrpc.request.id']).toBe(server.attributes['jsonrpc.request.id']);
   });
 
+  it('with another metaKey, writes, reads and counts failures under that key only', async () => {
+    const metaKey = 'com.example/toolFailure';
+    t.instrumentation.setConfig({ metaKey });
+    const own = (r: unknown) => (r as { _meta?: Record<string, unknown> })._meta ?? {};
+    pair.server.registerTool('own-custom', {}, async () =>
+      toolFailure({ class: 'capability', code: 'quota_exceeded' }, { metaKey }),
+    );
+    // A thrown error and a ToolFailureError: the failure object goes under the configured key.
+    const thrown = await pair.client.callTool({ name: 'boom', arguments: {} });
+    expect(Object.keys(own(thrown))).toEqual([metaKey]);
+    expect(own(thrown)[metaKey]).toMatchObject({ class: 'reliability', code: 'internal_error' });
+    const login = await pair.client.callTool({ name: 'needs-login', arguments: {} });
+    expect(Object.keys(own(login))).toEqual([metaKey]);
+    // The handler's own object under that key is read, not completed with a second one.
+    const quota = await pair.client.callTool({ name: 'own-custom', arguments: {} });
+    expect(Object.keys(own(quota))).toEqual([metaKey]);
+    for (const kind of [SpanKind.SERVER, SpanKind.CLIENT]) {
+      const span = t.finished().find((x) => x.name === 'tools/call own-custom' && x.kind === kind);
+      expect(span?.attributes, String(kind)).toMatchObject({
+        'mcp.tool.failure.class': 'capability',
+        'mcp.tool.failure.code': 'quota_exceeded',
+      });
+    }
+    expect(serverSpan('tools/call needs-login').attributes['mcp.tool.failure.code']).toBe(
+      'auth_required',
+    );
+  });
+
   it('runs the handler inside the server span, with its arguments and extra intact', async () => {
     const result = await pair.client.callTool({ name: 'add', arguments: { a: 2, b: 2 } });
     const server = serverSpan('tools/call add');

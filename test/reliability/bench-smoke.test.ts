@@ -5,31 +5,27 @@
  * is that the benchmark works and measures what it says.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const VARIANTS = [
-  'baseline',
-  'floor',
-  'omcp',
-  'omcp-client',
-  'omcp-client-spans',
-  'autotel',
-  'traceloop',
-];
-const OURS: Record<string, string> = {
-  floor: 'client+server',
-  omcp: 'client+server',
-  'omcp-client': 'client only',
-  'omcp-client-spans': 'client only',
-};
+const SCENARIOS = ['memory/ok', 'memory/fail', 'stdio/ok', 'stdio/fail'];
+/** This package's rows and the floor: each must produce the spans it is expected to. */
+const ours = (v: string) => v === 'floor' || v === 'omcp' || v.startsWith('omcp-');
+
+interface Row {
+  expected: string;
+  spans: { shape: string };
+}
 
 describe('npm run bench (tiny scale)', () => {
   it('prints the table for every variant and scenario, the stdio split, and a verdict for each target', () => {
     if (!existsSync(`${root}/dist/esm/index.js`))
       throw new Error('dist/ is missing: the benchmark runs the built package (npm run build)');
+    // A report left by an earlier run must not stand in for this one's.
+    for (const ext of ['json', 'txt'])
+      rmSync(`${root}/bench/results/partial.${ext}`, { force: true });
     const run = spawnSync(process.execPath, ['bench/run.mjs'], {
       cwd: root,
       env: {
@@ -41,27 +37,31 @@ describe('npm run bench (tiny scale)', () => {
       encoding: 'utf8',
       timeout: 240_000,
     });
-    // Exit 1 is "some target does not hold" (expected at this scale); anything else is a crash.
+    // Exit 1 is "some target does not hold" (expected at this scale), or a crash: the report
+    // checks below tell them apart.
     expect(run.error).toBeUndefined();
     expect([0, 1], run.stderr).toContain(run.status);
+    const results = JSON.parse(readFileSync(`${root}/bench/results/partial.json`, 'utf8'));
+    const variants: string[] = results.overhead.variants;
     const lines = run.stdout.split('\n');
-    for (const scenario of ['memory/ok', 'memory/fail', 'stdio/ok', 'stdio/fail'])
-      for (const v of VARIANTS) {
+    for (const scenario of SCENARIOS)
+      for (const v of variants) {
         const row = lines.find((l) => l.startsWith(scenario) && l.split(/\s+/)[1] === v);
         expect(row, `${scenario} ${v}`).toBeDefined();
-        if (OURS[v] !== undefined) expect(row!.endsWith(`  ${OURS[v]}`), row).toBe(true);
+        const measured: Row = results.overhead.table[scenario][v];
+        expect(row!.endsWith(`  ${measured.spans.shape}`), row).toBe(true);
+        if (ours(v)) expect(measured.spans.shape, `${scenario} ${v}`).toBe(measured.expected);
       }
     const from = lines.findIndex((l) => l.startsWith('## Over stdio, where the overhead lands'));
     expect(from).toBeGreaterThan(0);
     const to = lines.findIndex((l, i) => i > from && l.startsWith('## '));
     const split = lines.slice(from, to).filter((l) => /^stdio\/(ok|fail) /.test(l));
     // Every variant but the baseline, with a client and a server figure.
-    expect(split.length).toBe(2 * (VARIANTS.length - 1));
+    expect(split.length).toBe(2 * (variants.length - 1));
     for (const l of split) expect(l, l).toMatch(/ -?\d+\.\d +-?\d+\.\d$/);
 
-    const results = JSON.parse(readFileSync(`${root}/bench/results/partial.json`, 'utf8'));
     const names: string[] = results.targets.map((t: { name: string }) => t.name);
-    for (const scenario of ['memory/ok', 'memory/fail', 'stdio/ok', 'stdio/fail']) {
+    for (const scenario of SCENARIOS) {
       expect(names).toContain(`${scenario}: omcp overhead ≤ 1.25 × floor overhead`);
       expect(names).toContain(`${scenario}: omcp overhead < autotel`);
       expect(names).toContain(`${scenario}: omcp-client overhead < traceloop`);

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   TOOL_FAILURE_META_KEY,
   createRetryBudget,
   toolCallReportOf,
+  toolFailure,
   withToolRetry,
 } from '../../src/index.js';
 import type { GiveUpInfo, RetryEventInfo } from '../../src/index.js';
@@ -33,6 +35,29 @@ describe('withToolRetry() with a real SDK 1.x client', () => {
     });
     expect(report.result).toEqual(ok());
     expect(pair.calls.get('flaky')).toBe(3);
+    await pair.close();
+  });
+
+  it('reads the failure under the metaKey it is given, as servers with that key write it', async () => {
+    const metaKey = 'com.example/toolFailure';
+    const script = (n: number) =>
+      n <= 1 ? (toolFailure(transient(), { metaKey }) as CallToolResult) : ok();
+    const pair = await v1Pair({ flaky: { annotations: idem, script } });
+    const custom = withToolRetry(pair.client, { metaKey, random: half, retryBudget: false });
+    const report = await drive(custom.callToolWithRetry({ name: 'flaky' }));
+    expect(report).toMatchObject({ outcome: 'success', attempts: 2 });
+    // Read with the proposal's key, the same failure is not a classified one: not retried.
+    const standard = withToolRetry(pair.client, { random: half, retryBudget: false });
+    pair.calls.set('flaky', 0);
+    const unread = await drive(standard.callToolWithRetry({ name: 'flaky' }));
+    expect(unread).toMatchObject({
+      outcome: 'failure',
+      attempts: 1,
+      reading: { status: 'absent' },
+    });
+    expect(() => withToolRetry(pair.client, { metaKey: '' })).toThrow(
+      /metaKey must be a non-empty string/,
+    );
     await pair.close();
   });
 

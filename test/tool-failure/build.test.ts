@@ -34,6 +34,14 @@ describe('toolFailure()', () => {
     expect(readToolFailure(result)).toMatchObject({ status: 'valid', problems: [] });
   });
 
+  it('puts the failure under another key when given one, and only there', () => {
+    const metaKey = 'com.example/toolFailure';
+    const result = toolFailure({ class: 'capability', code: 'invalid_input' }, { metaKey });
+    expect(Object.keys(result._meta)).toEqual([metaKey]);
+    expect(readToolFailure(result, { metaKey })).toMatchObject({ status: 'valid' });
+    expect(readToolFailure(result).status).toBe('absent');
+  });
+
   it('uses the trace ID of the active span as correlationId', () => {
     const tracer = trace.getTracer('test');
     const { result, traceId } = tracer.startActiveSpan('handler', (span) => {
