@@ -45,7 +45,10 @@ export const ATTR_MCP_TOOL_FAILURE_CORRELATION_ID = 'mcp.tool.failure.correlatio
 export const ATTR_MCP_TOOL_FAILURE_AGENT_GUIDANCE = 'mcp.tool.failure.agent_guidance';
 /** Rule ids of a malformed failure object, comma-separated. */
 export const ATTR_MCP_TOOL_FAILURE_PROBLEMS = 'mcp.tool.failure.problems';
-/** Who produced the failure object: `server` (the handler), `instrumentation`, or `proxy`. */
+/**
+ * Who produced the failure object: `server` (the handler), `instrumentation` (added by this
+ * package), or `upstream` (relayed by the proxy from its upstream server).
+ */
 export const ATTR_MCP_TOOL_FAILURE_SOURCE = 'mcp.tool.failure.source';
 /**
  * On a failure log record: how many records of the same kind (server: tool, failure code and

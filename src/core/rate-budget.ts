@@ -14,8 +14,8 @@ interface Bucket {
  * each, holding at most one second's worth. The server uses two: for formatting a thrown error's
  * stack (kind: the exception type) and for emitting a failure log record (kind: the failure code
  * and exception type). In a failure storm, where one tool fails the same way thousands of times
- * a second, the first ones in each second get the full detail and the rest do not, so the
- * instrumentation's cost and the log volume stay flat exactly when the server is struggling.
+ * a second, a burst of `perSecond` gets the full detail and then one every `1/perSecond` seconds,
+ * so the instrumentation's cost and the log volume stay flat exactly when the server is struggling.
  * `Infinity` grants every take, `0` none.
  */
 export class RateBudget {

@@ -165,6 +165,40 @@ describe('dashboard PromQL', () => {
     expect(result.code).toBe(0);
   });
 
+  it('the queries of docs/operations.md pass promtool check rules too', async () => {
+    const doc = readFileSync(repoPath('docs/operations.md'), 'utf8');
+    const blocks = [...doc.matchAll(/```promql\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+    expect(blocks.length).toBeGreaterThan(0);
+    // One expression per line; a line that starts with a space or `/` continues the one above,
+    // except right after a comment or a blank line.
+    const exprs: string[] = [];
+    let open = false;
+    for (const line of blocks.join('\n').split('\n')) {
+      if (line.trim() === '' || line.trimStart().startsWith('#')) {
+        open = false;
+        continue;
+      }
+      if (open && /^[\s/]/.test(line)) exprs[exprs.length - 1] += ` ${line.trim()}`;
+      else exprs.push(line.trim());
+      open = true;
+    }
+    expect(exprs.length).toBeGreaterThan(8);
+    const file = join(tempDir('docs-promql'), 'docs-exprs.yml');
+    writeFileSync(
+      file,
+      stringify({
+        groups: [
+          { name: 'docs', rules: exprs.map((expr, i) => ({ record: `docs:expr_${i + 1}`, expr })) },
+        ],
+      }),
+    );
+    const result = await run('promtool', ['check', 'rules', file]);
+    expect(result.stdout + result.stderr, exprs.join('\n')).toContain(
+      `SUCCESS: ${exprs.length} rules found`,
+    );
+    expect(result.code).toBe(0);
+  });
+
   it('reads latency from both histogram names (direct scrape and collector)', () => {
     const latency = dashboardExpressions().filter(
       (e) => e.includes('histogram_quantile') && e.includes('operation_duration'),
