@@ -23,13 +23,15 @@ const NAME = '@omcp/instrumentation-mcp';
 let project: string;
 let packed: string[];
 
-/** A fresh project with the packed tarball installed and the repository's dependencies linked. */
-function setUpProject(): void {
-  project = tempDir('omcp-pack');
+let tarball: string;
+
+/** Packs the package once; the file list is what npm would publish. */
+function pack(): void {
+  const dir = tempDir('omcp-pack');
   // --ignore-scripts: the prepack build would replace dist/ under the tests running beside this.
   const out = execFileSync(
     'npm',
-    ['pack', '--json', '--ignore-scripts', '--pack-destination', project],
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
     {
       cwd: ROOT,
       encoding: 'utf8',
@@ -37,38 +39,53 @@ function setUpProject(): void {
   );
   const [info] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
   packed = info!.files.map((f) => f.path);
-  const modules = join(project, 'node_modules');
-  const target = join(modules, NAME);
-  mkdirSync(target, { recursive: true });
-  execFileSync('tar', [
-    '-xzf',
-    join(project, info!.filename),
-    '-C',
-    target,
-    '--strip-components=1',
-  ]);
-  // Dependencies and peers come from the repository's install, as npm would have put them.
-  const from = join(ROOT, 'node_modules');
-  for (const entry of readdirSync(from)) {
-    if (entry.startsWith('.')) continue;
-    if (entry.startsWith('@')) {
-      mkdirSync(join(modules, entry), { recursive: true });
-      for (const pkg of readdirSync(join(from, entry)))
-        if (!existsSync(join(modules, entry, pkg)))
-          symlinkSync(realpathSync(join(from, entry, pkg)), join(modules, entry, pkg), 'dir');
-    } else symlinkSync(realpathSync(join(from, entry)), join(modules, entry), 'dir');
-  }
-  writeFileSync(join(project, 'package.json'), '{ "name": "consumer", "private": true }\n');
+  tarball = join(dir, info!.filename);
 }
 
-/** Runs node in the project; fails the test on a non-zero exit, with what it printed. */
-async function node(args: string[], env: NodeJS.ProcessEnv = {}): Promise<string> {
+/**
+ * A fresh project with the tarball installed and the repository's dependencies linked, as npm
+ * would have put them; `omit` leaves packages out (as `npm install --omit=optional` does).
+ */
+function newProject(omit: readonly string[] = []): string {
+  const dir = tempDir('omcp-consumer');
+  const modules = join(dir, 'node_modules');
+  const target = join(modules, NAME);
+  mkdirSync(target, { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
+  const from = join(ROOT, 'node_modules');
+  const link = (name: string): void => {
+    if (!omit.includes(name) && !existsSync(join(modules, name)))
+      symlinkSync(realpathSync(join(from, name)), join(modules, name), 'dir');
+  };
+  for (const entry of readdirSync(from)) {
+    if (entry.startsWith('.')) continue;
+    if (!entry.startsWith('@')) link(entry);
+    else {
+      mkdirSync(join(modules, entry), { recursive: true });
+      for (const pkg of readdirSync(join(from, entry))) link(`${entry}/${pkg}`);
+    }
+  }
+  writeFileSync(join(dir, 'package.json'), '{ "name": "consumer", "private": true }\n');
+  return dir;
+}
+
+function setUpProject(): void {
+  pack();
+  project = newProject();
+}
+
+/** Runs node in a project; fails the test on a non-zero exit, with what it printed. */
+async function node(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd: string = project,
+): Promise<{ stdout: string; stderr: string }> {
   const result = await run(process.execPath, args, {
-    cwd: project,
+    cwd,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
   });
   expect(result.code, `${args.join(' ')}\n${result.stdout}\n${result.stderr}`).toBe(0);
-  return result.stdout;
+  return result;
 }
 
 const USE = `
@@ -144,8 +161,8 @@ describe('the packed package, installed in a fresh project', () => {
       join(project, 'use.cjs'),
       `const { toolFailure, readToolFailure, classifyError, McpInstrumentation } = require('${NAME}');\n${USE}`,
     );
-    expect(JSON.parse(await node(['use.mjs']))).toEqual(EXPECTED);
-    expect(JSON.parse(await node(['use.cjs']))).toEqual(EXPECTED);
+    expect(JSON.parse((await node(['use.mjs'])).stdout)).toEqual(EXPECTED);
+    expect(JSON.parse((await node(['use.cjs'])).stdout)).toEqual(EXPECTED);
   });
 
   it('instruments an app with zero code, through --import (ESM) and --require (CommonJS)', async () => {
@@ -165,7 +182,7 @@ describe('the packed package, installed in a fresh project', () => {
       ['--import', 'app.mjs'],
       ['--require', 'app.cjs'],
     ] as const) {
-      const out = await node([flag, `${NAME}/register`, app], ZERO_CODE_ENV);
+      const { stdout: out } = await node([flag, `${NAME}/register`, app], ZERO_CODE_ENV);
       const id = /correlationId=([0-9a-f]{32})/.exec(out)?.[1];
       expect(id, out).toBeDefined();
       // The console exporter printed the server span whose trace ID the client was given.
@@ -174,18 +191,34 @@ describe('the packed package, installed in a fresh project', () => {
     }
   });
 
+  it('without its optional dependencies, the zero-code entry says so in one line and the app runs', async () => {
+    const lean = newProject(['@opentelemetry/sdk-node']);
+    writeFileSync(join(lean, 'app.mjs'), "console.log('app ran');\n");
+    writeFileSync(join(lean, 'app.cjs'), "console.log('app ran');\n");
+    for (const [flag, app] of [
+      ['--import', 'app.mjs'],
+      ['--require', 'app.cjs'],
+    ] as const) {
+      const { stdout, stderr } = await node([flag, `${NAME}/register`, app], ZERO_CODE_ENV, lean);
+      expect(stdout.trim()).toBe('app ran');
+      expect(stderr).toBe(
+        '@omcp/instrumentation-mcp/register: telemetry not started: @opentelemetry/sdk-node is not installed (the zero-code entry needs the optional dependencies: npm install @opentelemetry/sdk-node)\n',
+      );
+    }
+  });
+
   it('runs its CLI and resolves its JSON Schema', async () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     for (const bin of Object.values(manifest.bin as Record<string, string>)) {
       const file = join(project, 'node_modules', NAME, bin);
       expect(readFileSync(file, 'utf8').startsWith('#!/usr/bin/env node\n'), bin).toBe(true);
-      expect(await node([file, '--help']), bin).toMatch(/usage/i);
+      expect((await node([file, '--help'])).stdout, bin).toMatch(/usage/i);
     }
     writeFileSync(
       join(project, 'schema.cjs'),
       `console.log(require('${NAME}/schema/tool-failure.schema.json').title);`,
     );
-    expect((await node(['schema.cjs'])).trim().length).toBeGreaterThan(0);
+    expect((await node(['schema.cjs'])).stdout.trim().length).toBeGreaterThan(0);
   });
 
   it('type-checks for ES module and CommonJS consumers under nodenext resolution', async () => {
