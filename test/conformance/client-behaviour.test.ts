@@ -4,6 +4,8 @@ import { TOOL_FAILURE_META_KEY, decide, toolCallReportOf, withToolRetry } from '
 import type { DecideContext, ToolFailure } from '../../src/index.js';
 import { T0, drive, flush, useFakeTime } from '../retry/fake-time.js';
 import { fail, failTimes, transient, v1Pair } from '../retry/mcp-v1-pair.js';
+import { Server, connectPair } from '../helpers/mcp-v1.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * One test per normative client statement of the tool-failure proposal (section "Client
@@ -195,14 +197,22 @@ it(title('TF-CLIENT-RETRY-REQUIRES-IDEMPOTENT'), async () => {
     expect(report.decision).toMatchObject({ action: 'stop', reason: 'not_idempotent' });
     expect(pair.calls.get(name)).toBe(1);
   }
-  // A tool unknown to tools/list counts as not idempotent too.
-  const ghost = withToolRetry({
-    callTool: async (_params: { name: string }) => fail(transient()),
-    listTools: async () => ({ tools: [] }),
+  // A tool unknown to tools/list counts as not idempotent too: a real server that answers
+  // tools/call for a tool its tools/list leaves out.
+  const server = new Server({ name: 'ghosts', version: '1' }, { capabilities: { tools: {} } });
+  let ghostCalls = 0;
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }));
+  server.setRequestHandler(CallToolRequestSchema, async () => {
+    ghostCalls++;
+    return fail(transient());
   });
-  expect((await ghost.callToolWithRetry({ name: 'ghost' })).decision).toMatchObject({
+  const ghostPair = await connectPair(server);
+  const ghost = withToolRetry(ghostPair.client);
+  expect((await drive(ghost.callToolWithRetry({ name: 'ghost' }))).decision).toMatchObject({
     reason: 'not_idempotent',
   });
+  expect(ghostCalls).toBe(1);
+  await ghostPair.close();
   await pair.close();
 });
 

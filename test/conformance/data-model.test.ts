@@ -220,13 +220,16 @@ describe('tool-failure data model', () => {
   });
 
   it('[TF-UNREADABLE] a failure object with accessors is reported without running them', () => {
+    let runs = 0;
     const failure = Object.defineProperty({ ...base }, 'class', {
       enumerable: true,
       get: () => {
+        runs++;
         throw new Error('x');
       },
     });
     expect(readToolFailure(wrap(failure))).toMatchObject({ status: 'invalid' });
     expect(rules(wrap(failure))).toContain('TF-UNREADABLE');
+    expect(runs).toBe(0);
   });
 });

@@ -11,6 +11,8 @@ interface Row {
   title: string;
 }
 
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 function rows(): Row[] {
   const out: Row[] = [];
   for (const line of doc.split('\n')) {
@@ -34,6 +36,12 @@ describe('docs/conformance.md traceability', () => {
       expect(existsSync(path), `${row.file} (row ${row.ruleId})`).toBe(true);
       const source = readFileSync(path, 'utf8');
       expect(source.includes(`'${row.title}'`), `test "${row.title}" in ${row.file}`).toBe(true);
+      // And a test is declared with it: `it('<title>'`, or `it(title('<id>'))` where the file
+      // keeps its titles in a table (the title alone could sit in the table with no test left).
+      const declared = new RegExp(
+        `\\bit\\(\\s*(?:'${escapeRegExp(row.title)}'|title\\('${row.ruleId}'\\))`,
+      );
+      expect(declared.test(source), `it(...) for "${row.title}" in ${row.file}`).toBe(true);
       expect(
         row.title.startsWith(`[${row.ruleId}]`),
         `title of ${row.ruleId} starts with its id`,

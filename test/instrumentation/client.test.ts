@@ -190,6 +190,7 @@ describe('client side', () => {
     );
     t.reset();
     await client.callTool({ name: 'echo', arguments: { password: 'hunter2' } });
+    expect(clientSpans()).toHaveLength(1);
     expect(JSON.stringify(t.finished().map((s) => s.attributes))).not.toContain('hunter2');
     expect(JSON.stringify(t.finished().map((s) => s.attributes))).not.toContain('secret-result');
     t.instrumentation.setConfig({ captureToolPayloads: true });

@@ -148,10 +148,11 @@ describe('defects of peer packages, absent here', () => {
     await client.close();
     http.closeAllConnections();
     await new Promise((r) => http.close(r));
-    const s = spans('tools/call now', SpanKind.SERVER)[0];
-    expect(s?.spanContext().traceId).toBe(
-      spans('tools/call now', SpanKind.CLIENT)[0]?.spanContext().traceId,
-    );
+    const serverSpans = spans('tools/call now', SpanKind.SERVER);
+    const clientSpans = spans('tools/call now', SpanKind.CLIENT);
+    expect(serverSpans).toHaveLength(1);
+    expect(clientSpans).toHaveLength(1);
+    expect(serverSpans[0]!.spanContext().traceId).toBe(clientSpans[0]!.spanContext().traceId);
   });
 
   it('payloads recorded by default (Traceloop, Sentry): arguments never appear unless enabled', async () => {
@@ -163,6 +164,9 @@ describe('defects of peer packages, absent here', () => {
     t.reset();
     await client.callTool({ name: 'p', arguments: { secret: 'pa55word' } });
     await close();
+    // Both spans of the call are there to be looked into.
+    expect(spans('tools/call p', SpanKind.CLIENT)).toHaveLength(1);
+    expect(spans('tools/call p', SpanKind.SERVER)).toHaveLength(1);
     const dump = JSON.stringify(t.finished().map((s) => [s.attributes, s.events]));
     expect(dump).not.toContain('pa55word');
     expect(dump).not.toContain('result-secret');

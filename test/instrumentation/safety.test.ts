@@ -22,13 +22,25 @@ function server(): McpServer {
     const meta = {};
     Object.defineProperty(meta, 'io.modelcontextprotocol/toolFailure', {
       enumerable: true,
-      get: () => ({ class: 'capability', code: 'x', correlationId: 'c' }),
+      get: () => {
+        getterRuns++;
+        return { class: 'capability', code: 'x', correlationId: 'c' };
+      },
     });
-    Object.defineProperty(meta, 'trap', { enumerable: true, get: () => 'value' });
+    Object.defineProperty(meta, 'trap', {
+      enumerable: true,
+      get: () => {
+        getterRuns++;
+        return 'value';
+      },
+    });
     return { content: [{ type: 'text', text: 'hostile' }], isError: true, _meta: meta };
   });
   return s;
 }
+
+/** How many times the hostile result's getters ran, by anyone. */
+let getterRuns = 0;
 
 async function outcomes(): Promise<unknown[]> {
   const { client, close } = await connectPair(server());
@@ -119,11 +131,25 @@ describe('the instrumentation never breaks the host application', () => {
   });
 
   it('never runs getters of a hostile result and never changes what the client gets from it', async () => {
-    const { client, close } = await connectPair(server());
-    const r = await client.callTool({ name: 'hostile', arguments: {} });
-    await close();
-    expect(r.content).toEqual([{ type: 'text', text: 'hostile' }]);
-    expect((r._meta as Record<string, unknown>).trap).toBe('value');
+    // The SDK itself reads the getters (its schema check copies the result); the instrumentation
+    // must add no read of its own: as many runs with it on as with it off.
+    const runs = async (on: boolean): Promise<number> => {
+      (t.instrumentation as unknown as { _off: boolean })._off = !on;
+      try {
+        const { client, close } = await connectPair(server());
+        getterRuns = 0;
+        const r = await client.callTool({ name: 'hostile', arguments: {} });
+        const counted = getterRuns;
+        await close();
+        expect(r.content).toEqual([{ type: 'text', text: 'hostile' }]);
+        expect((r._meta as Record<string, unknown>).trap).toBe('value');
+        return counted;
+      } finally {
+        (t.instrumentation as unknown as { _off: boolean })._off = false;
+      }
+    };
+    const off = await runs(false);
+    expect(await runs(true)).toBe(off);
   });
 
   it('disable() restores the SDK, and enabling again brings the telemetry back', async () => {

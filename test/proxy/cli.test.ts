@@ -135,13 +135,12 @@ describe('mcp-failure-proxy CLI (child processes on stdio)', () => {
     ['spawn fails', ['/nonexistent/mcp-server'], 'upstream_unavailable'],
     ['crash mid-call', [process.execPath, FIXTURE, 'crash'], 'upstream_unavailable'],
     ['garbage on stdout', [process.execPath, FIXTURE, 'garbage'], 'malformed_response'],
-  ])('%s: the caller gets a clear failure, promptly', async (_name, upstream, code) => {
+  ])('%s: the caller gets a clear failure, not the timeout', async (_name, upstream, code) => {
     const client = new Client({ name: 'down', version: '1' });
     await client.connect(proxyTransport(plainEnv(), upstream));
     try {
-      const started = Date.now();
+      // The code says which path answered: the proxy's own timeout would give `timeout`.
       const r = await client.callTool({ name: 'flaky', arguments: {} });
-      expect(Date.now() - started).toBeLessThan(4_000);
       expect(r.isError).toBe(true);
       expect(r._meta?.[KEY]).toMatchObject({
         class: 'reliability',

@@ -58,10 +58,12 @@ describe('relay through createToolFailureProxy (in memory)', () => {
   });
 
   it('continues the trace: client → proxy SERVER → proxy CLIENT → upstream SERVER; baggage and other _meta keys go through', async () => {
+    let received: Record<string, unknown> | undefined;
     const upstream = sdkUpstream((server) => {
-      server.setRequestHandler(CallToolRequestSchema, async () => ({
-        content: [{ type: 'text', text: 'ok' }],
-      }));
+      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+        received = request.params._meta as Record<string, unknown> | undefined;
+        return { content: [{ type: 'text', text: 'ok' }] };
+      });
     });
     const p = await throughProxy({ upstream: upstream.factory });
     close = p.close;
@@ -70,6 +72,9 @@ describe('relay through createToolFailureProxy (in memory)', () => {
       arguments: {},
       _meta: { baggage: 'tenant=a', 'com.example/key': 'v' },
     });
+    // What the upstream server was given: the caller's own key and its baggage entry.
+    expect(received?.['com.example/key']).toBe('v');
+    expect(String(received?.baggage)).toContain('tenant=a');
     const spans = t.finished().filter((s) => s.name === 'tools/call echo');
     const clients = spans.filter((s) => s.kind === SpanKind.CLIENT);
     const servers = spans.filter((s) => s.kind === SpanKind.SERVER);

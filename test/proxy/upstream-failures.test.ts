@@ -104,8 +104,14 @@ describe('upstream trouble becomes a clear failure, never a hang', () => {
     );
     const p = await throughProxy({ upstream: upstream.factory, timeoutMs: 5_000 });
     close = p.close;
-    const pending = p.client.callTool({ name: 'x', arguments: {} });
-    await vi.advanceTimersByTimeAsync(5_001);
+    let settled = false;
+    const pending = p.client.callTool({ name: 'x', arguments: {} }).finally(() => {
+      settled = true;
+    });
+    // Still waiting a millisecond before the bound, answered just after it.
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(2);
     const r = await pending;
     expect(r._meta?.[KEY]).toMatchObject({
       class: 'reliability',

@@ -1,4 +1,4 @@
-import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TOOL_FAILURE_META_KEY, toolFailure, withToolRetry } from '../../src/index.js';
 import { connectPair, McpServer } from '../helpers/mcp-v1.js';
@@ -40,7 +40,15 @@ describe('security', () => {
     await pair.client.callTool({ name: 'long', arguments: {} });
     await pair.client.callTool({ name: 'echo', arguments: { q: SECRET } });
     await pair.close();
-    for (const span of telemetry.finished()) {
+    const spans = telemetry.finished();
+    for (const name of ['tools/call long', 'tools/call echo'])
+      expect(spans.filter((s) => s.name === name).map((s) => s.kind)).toEqual(
+        expect.arrayContaining([1, 2]),
+      );
+    // The 100,000-character message of the thrown error is on the server span, capped.
+    const longServer = spans.find((s) => s.kind === 1 && s.name === 'tools/call long');
+    expect(longServer?.status.message?.length).toBeGreaterThan(0);
+    for (const span of spans) {
       for (const v of Object.values(span.attributes)) {
         if (typeof v === 'string') expect(v.length).toBeLessThanOrEqual(16_384);
         expect(String(v)).not.toContain(SECRET);
@@ -81,19 +89,15 @@ describe('security', () => {
       .find((s) => s.kind === 1 && s.name === 'tools/call echo');
     expect(serverSpan).toBeDefined();
     expect(serverSpan?.spanContext().traceId).not.toBe(chosen);
-    expect(propagation).toBeDefined();
-    expect(trace).toBeDefined();
   });
 
   it('a retryNotBefore in the year 3000 ends the call at once with budget_exhausted', async () => {
     const pair = await connectPair(server());
     const client = withToolRetry(pair.client, { maxAttempts: 5, maxElapsedMs: 5_000 });
-    const started = Date.now();
     const report = await client.callToolWithRetry({ name: 'later', arguments: {} });
     await pair.close();
+    // One attempt and the budget's verdict: the policy did not wait for the year 3000.
     expect(report.outcome).toBe('budget_exhausted');
     expect(report.attempts).toBe(1);
-    // Not a timing assertion on speed: only that it did not wait for the retry.
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -217,9 +217,37 @@ describe('decide() properties', () => {
     retryBudgetAllows: fc.boolean(),
   });
 
+  // Inputs drawn from the whole space seldom make a retry (a retryable reliability failure of an
+  // idempotent tool, within every budget); half of each draw comes from that corner, so the
+  // properties about retries are exercised, and each test counts that they were.
+  const retryableFailure = fc.record({
+    class: fc.constant<ToolFailureClass>('reliability'),
+    code: fc.constantFrom('retryable_transient_error', 'upstream_unavailable', 'rate_limited'),
+    retryable: fc.constant(true),
+    retryNotBefore: fc.option(fc.integer({ min: NOW - 1_000, max: NOW + 20_000 }), {
+      nil: undefined,
+    }),
+    correlationId: fc.string(),
+  });
+  const retryableContext = fc.record({
+    attempt: fc.integer({ min: 1, max: 3 }),
+    annotations: fc.constant({ idempotentHint: true }),
+    now: fc.integer({ min: NOW - 1_000, max: NOW + 1_000 }),
+    elapsedMs: fc.integer({ min: 0, max: 1_000 }),
+    limits: fc.record({
+      maxAttempts: fc.integer({ min: 4, max: 10 }),
+      maxElapsedMs: fc.integer({ min: 30_000, max: 100_000 }),
+    }),
+    backoffMs: fc.integer({ min: 0, max: 10_000 }),
+    retryBudgetAllows: fc.constant(true),
+  });
+  const someFailure = fc.oneof(anyFailure, retryableFailure);
+  const someContext = fc.oneof(anyContext, retryableContext);
+  const RUNS = 400;
+
   it('capability and governance never yield a retry', () => {
     fc.assert(
-      fc.property(anyFailure, anyContext, (f, c) => {
+      fc.property(someFailure, someContext, (f, c) => {
         const d = decide(f as ToolFailure, c);
         if (f.class !== 'reliability') expect(d.action).not.toBe('retry');
       }),
@@ -227,10 +255,12 @@ describe('decide() properties', () => {
   });
 
   it('a retry is only for a retryable reliability failure of an idempotent tool', () => {
+    let retries = 0;
     fc.assert(
-      fc.property(anyFailure, anyContext, (f, c) => {
+      fc.property(someFailure, someContext, (f, c) => {
         const d = decide(f as ToolFailure, c);
         if (d.action === 'retry') {
+          retries++;
           expect(f.class).toBe('reliability');
           expect(f.retryable).toBe(true);
           expect(c.annotations?.idempotentHint).toBe(true);
@@ -238,21 +268,32 @@ describe('decide() properties', () => {
           expect(c.retryBudgetAllows).toBe(true);
         }
       }),
+      { numRuns: RUNS },
     );
+    expect(retries).toBeGreaterThan(RUNS / 20);
   });
 
   it('a retry is never scheduled earlier than retryNotBefore, nor past the budget', () => {
+    let retries = 0;
+    let waited = 0;
     fc.assert(
-      fc.property(anyFailure, anyContext, (f, c) => {
+      fc.property(someFailure, someContext, (f, c) => {
         const d = decide(f as ToolFailure, c);
         if (d.action !== 'retry') return;
+        retries++;
         expect(Number.isFinite(d.delayMs)).toBe(true);
         expect(d.delayMs).toBeGreaterThanOrEqual(0);
-        if (f.retryNotBefore !== undefined)
+        if (f.retryNotBefore !== undefined) {
           expect(c.now + d.delayMs).toBeGreaterThanOrEqual(f.retryNotBefore);
+          if (f.retryNotBefore > c.now) waited++;
+        }
         expect(c.elapsedMs + d.delayMs).toBeLessThanOrEqual(c.limits.maxElapsedMs + 1);
       }),
+      { numRuns: RUNS },
     );
+    expect(retries).toBeGreaterThan(RUNS / 20);
+    // Retries that had to wait for a retryNotBefore in the future, the case the rule is about.
+    expect(waited).toBeGreaterThan(RUNS / 50);
   });
 
   it('a retryNotBefore beyond the budget ends the call with budget_exhausted', () => {

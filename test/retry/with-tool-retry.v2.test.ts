@@ -93,7 +93,7 @@ describe('withToolRetry() with a real SDK 2.x client', () => {
     await pair.close();
   });
 
-  it('honours retryNotBefore, and an abort in the options (2nd argument) during backoff', async () => {
+  it('honours retryNotBefore: the second attempt starts at it, not a millisecond before', async () => {
     const pair = await v2Pair({
       slow: {
         annotations: { idempotentHint: true },
