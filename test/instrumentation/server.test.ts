@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { TOOL_FAILURE_META_KEY as KEY, ToolFailureError, toolFailure } from '../../src/index.js';
 import { Client, InMemoryTransport, McpServer, Server, connectPair } from '../helpers/mcp-v1.js';
@@ -25,6 +25,11 @@ function clientSpan(name: string) {
   const s = t.finished().find((x) => x.name === name && x.kind === SpanKind.CLIENT);
   if (s === undefined) throw new Error(`no client span ${name}`);
   return s;
+}
+/** Polls until `condition` holds or `timeoutMs` passes; the assertion after it says what is missing. */
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
 }
 const failureOf = (result: unknown) =>
   (result as { _meta?: Record<string, unknown> })._meta?.[KEY] as
@@ -182,88 +187,113 @@ describe('server side (McpServer over an in-memory pair)', () => {
     expect(logs.some((l) => l.spanContext?.spanId === server.spanContext().spanId)).toBe(true);
   });
 
-  it('in a failure storm, records the stack of the first errors per second per tool and exception type, and everything else of every error', async () => {
-    t.instrumentation.setConfig({ maxStackTracesPerSecond: 2 });
-    for (let i = 0; i < 5; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
-    await pair.client.callTool({ name: 'flaky', arguments: {} });
-    const records = await t.logRecords();
-    const boom = records.filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
-    expect(boom).toHaveLength(5);
-    for (const l of boom) {
-      expect(l.attributes).toMatchObject({
-        'exception.type': 'Error',
-        'mcp.tool.failure.code': 'internal_error',
+  // The budgets refill by `performance.now()`, read from the global `performance` at each take:
+  // faking only that clock (the SDK's timers stay real) makes time pass only when a test advances
+  // it, so the counts below hold however fast the machine runs the calls.
+  describe('failure storms, on a fake clock for the rate budgets', () => {
+    beforeEach(() => {
+      vi.useFakeTimers({ toFake: ['performance'] });
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('in a failure storm, records the stack of the first errors per second per tool and exception type, and everything else of every error', async () => {
+      t.instrumentation.setConfig({ maxStackTracesPerSecond: 2 });
+      for (let i = 0; i < 5; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
+      await pair.client.callTool({ name: 'flaky', arguments: {} });
+      const records = await t.logRecords();
+      const boom = records.filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
+      expect(boom).toHaveLength(5);
+      for (const l of boom) {
+        expect(l.attributes).toMatchObject({
+          'exception.type': 'Error',
+          'mcp.tool.failure.code': 'internal_error',
+        });
+        expect(String(l.attributes['exception.message'])).toContain('ECONNREFUSED');
+      }
+      expect(boom.map((l) => typeof l.attributes['exception.stacktrace'])).toEqual([
+        'string',
+        'string',
+        'undefined',
+        'undefined',
+        'undefined',
+      ]);
+      // Another tool has its own budget.
+      const flaky = records.find((l) => l.attributes['gen_ai.tool.name'] === 'flaky');
+      expect(String(flaky?.attributes['exception.stacktrace'])).toContain('socket hang up');
+      // A second later the budget is full again.
+      vi.advanceTimersByTime(1_000);
+      t.reset();
+      for (let i = 0; i < 3; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
+      const again = (await t.logRecords()).map((l) => typeof l.attributes['exception.stacktrace']);
+      expect(again).toEqual(['string', 'string', 'undefined']);
+    });
+
+    it('with maxStackTracesPerSecond: Infinity every stack is recorded; an omitted one stays out of the span event too', async () => {
+      t.instrumentation.setConfig({
+        maxStackTracesPerSecond: Infinity,
+        maxFailureLogsPerSecond: 20,
       });
-      expect(String(l.attributes['exception.message'])).toContain('ECONNREFUSED');
-    }
-    expect(boom.map((l) => typeof l.attributes['exception.stacktrace'])).toEqual([
-      'string',
-      'string',
-      'undefined',
-      'undefined',
-      'undefined',
-    ]);
-    // Another tool has its own budget.
-    const flaky = records.find((l) => l.attributes['gen_ai.tool.name'] === 'flaky');
-    expect(String(flaky?.attributes['exception.stacktrace'])).toContain('socket hang up');
-  });
+      for (let i = 0; i < 12; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
+      const records = await t.logRecords();
+      expect(
+        records.filter((l) => typeof l.attributes['exception.stacktrace'] === 'string'),
+      ).toHaveLength(12);
+      t.instrumentation.setConfig({ maxStackTracesPerSecond: 0, exceptionSignal: 'logs/dup' });
+      t.reset();
+      await pair.client.callTool({ name: 'boom', arguments: {} });
+      const event = serverSpan('tools/call boom').events.find((e) => e.name === 'exception');
+      expect(event?.attributes).toMatchObject({ 'exception.type': 'Error' });
+      expect(String(event?.attributes?.['exception.message'])).toContain('ECONNREFUSED');
+      expect(event?.attributes?.['exception.stacktrace']).toBeUndefined();
+    });
 
-  it('with maxStackTracesPerSecond: Infinity every stack is recorded; an omitted one stays out of the span event too', async () => {
-    t.instrumentation.setConfig({ maxStackTracesPerSecond: Infinity, maxFailureLogsPerSecond: 20 });
-    for (let i = 0; i < 12; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
-    const records = await t.logRecords();
-    expect(
-      records.filter((l) => typeof l.attributes['exception.stacktrace'] === 'string'),
-    ).toHaveLength(12);
-    t.instrumentation.setConfig({ maxStackTracesPerSecond: 0, exceptionSignal: 'logs/dup' });
-    t.reset();
-    await pair.client.callTool({ name: 'boom', arguments: {} });
-    const event = serverSpan('tools/call boom').events.find((e) => e.name === 'exception');
-    expect(event?.attributes).toMatchObject({ 'exception.type': 'Error' });
-    expect(String(event?.attributes?.['exception.message'])).toContain('ECONNREFUSED');
-    expect(event?.attributes?.['exception.stacktrace']).toBeUndefined();
-  });
+    it('in a failure storm, emits the first log records per second per tool, code and type; every failure keeps its span; the next record says how many were left out', async () => {
+      t.instrumentation.setConfig({ maxFailureLogsPerSecond: 2 });
+      const boomFailures = async () =>
+        (await t.metric('mcp.server.tool.failures'))
+          .filter((p) => p.attributes['gen_ai.tool.name'] === 'boom')
+          .reduce((sum, p) => sum + Number(p.value), 0);
+      const before = await boomFailures();
+      for (let i = 0; i < 6; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
+      await pair.client.callTool({ name: 'flaky', arguments: {} });
+      let boom = (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
+      expect(boom).toHaveLength(2);
+      for (const l of boom) {
+        expect(l.attributes['mcp.tool.failure.suppressed_records']).toBeUndefined();
+        expect(String(l.attributes['exception.stacktrace'])).toContain('ECONNREFUSED');
+      }
+      // Every failure is on its span and counted, record or not.
+      const spans = t.finished().filter((s) => s.name === 'tools/call boom' && s.kind === 1);
+      expect(spans).toHaveLength(6);
+      for (const s of spans) expect(s.attributes['mcp.tool.failure.code']).toBe('internal_error');
+      expect((await boomFailures()) - before).toBe(6);
+      // Another tool has its own budget.
+      expect(
+        (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'flaky'),
+      ).toHaveLength(1);
+      // Half a second refills one token: the next record carries the four left out.
+      vi.advanceTimersByTime(500);
+      t.reset();
+      await pair.client.callTool({ name: 'boom', arguments: {} });
+      boom = (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
+      expect(boom).toHaveLength(1);
+      expect(boom[0]?.attributes['mcp.tool.failure.suppressed_records']).toBe(4);
+    });
 
-  it('in a failure storm, emits the first log records per second per tool, code and type; every failure keeps its span; the next record says how many were left out', async () => {
-    t.instrumentation.setConfig({ maxFailureLogsPerSecond: 2 });
-    const boomFailures = async () =>
-      (await t.metric('mcp.server.tool.failures'))
-        .filter((p) => p.attributes['gen_ai.tool.name'] === 'boom')
-        .reduce((sum, p) => sum + Number(p.value), 0);
-    const before = await boomFailures();
-    for (let i = 0; i < 6; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
-    await pair.client.callTool({ name: 'flaky', arguments: {} });
-    let boom = (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
-    expect(boom).toHaveLength(2);
-    for (const l of boom) {
-      expect(l.attributes['mcp.tool.failure.suppressed_records']).toBeUndefined();
-      expect(String(l.attributes['exception.stacktrace'])).toContain('ECONNREFUSED');
-    }
-    // Every failure is on its span and counted, record or not.
-    const spans = t.finished().filter((s) => s.name === 'tools/call boom' && s.kind === 1);
-    expect(spans).toHaveLength(6);
-    for (const s of spans) expect(s.attributes['mcp.tool.failure.code']).toBe('internal_error');
-    expect((await boomFailures()) - before).toBe(6);
-    // Another tool has its own budget.
-    expect(
-      (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'flaky'),
-    ).toHaveLength(1);
-    // Half a second refills one token: the next record carries the four left out.
-    await new Promise((r) => setTimeout(r, 600));
-    t.reset();
-    await pair.client.callTool({ name: 'boom', arguments: {} });
-    boom = (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
-    expect(boom).toHaveLength(1);
-    expect(boom[0]?.attributes['mcp.tool.failure.suppressed_records']).toBe(4);
-  });
-
-  it('with maxFailureLogsPerSecond: Infinity every failure has its record', async () => {
-    t.instrumentation.setConfig({ maxFailureLogsPerSecond: Infinity });
-    for (let i = 0; i < 25; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
-    const boom = (await t.logRecords()).filter((l) => l.attributes['gen_ai.tool.name'] === 'boom');
-    expect(boom).toHaveLength(25);
-    // The stack budget still applies within them.
-    expect(boom.filter((l) => l.attributes['exception.stacktrace'] !== undefined)).toHaveLength(10);
+    it('with maxFailureLogsPerSecond: Infinity every failure has its record', async () => {
+      t.instrumentation.setConfig({ maxFailureLogsPerSecond: Infinity });
+      for (let i = 0; i < 25; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
+      const boom = (await t.logRecords()).filter(
+        (l) => l.attributes['gen_ai.tool.name'] === 'boom',
+      );
+      expect(boom).toHaveLength(25);
+      // The stack budget still applies within them.
+      expect(boom.filter((l) => l.attributes['exception.stacktrace'] !== undefined)).toHaveLength(
+        10,
+      );
+    });
   });
 
   it('classifies an error thrown inside a span the tool started itself, and keeps the tool span its child', async () => {
@@ -524,7 +554,9 @@ describe('server side: cancellation and transport close end open spans', () => {
   it('ends the span of a cancelled request and of requests open when the transport closes', async () => {
     const server = new McpServer({ name: 'slow', version: '1' });
     let release: () => void = () => {};
+    let started = 0;
     server.registerTool('slow', {}, async () => {
+      started++;
       await new Promise<void>((resolve) => (release = resolve));
       return { content: [] };
     });
@@ -537,16 +569,18 @@ describe('server side: cancellation and transport close end open spans', () => {
     const pending = client.callTool({ name: 'slow', arguments: {} }, undefined, {
       signal: controller.signal,
     });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => started === 1);
+    expect(started).toBe(1);
     controller.abort('user gave up');
     await expect(pending).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => t.finished().filter((s) => s.name === 'tools/call slow').length === 2);
     expect(serverSpan('tools/call slow').attributes['error.type']).toBe('cancelled');
     expect(clientSpan('tools/call slow').attributes['error.type']).toBe('cancelled');
     release();
     t.reset();
     void client.callTool({ name: 'slow', arguments: {} }).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => started === 2);
+    expect(started).toBe(2);
     await server.close();
     expect(serverSpan('tools/call slow').attributes['error.type']).toBe('transport_closed');
     release();

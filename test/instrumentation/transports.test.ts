@@ -14,6 +14,11 @@ import { setupTelemetry } from '../helpers/telemetry.js';
 
 const t = setupTelemetry();
 const root = fileURLToPath(new URL('../..', import.meta.url));
+/** Polls until `condition` holds or `timeoutMs` passes; the assertion after it says what is missing. */
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+}
 const failureOf = (r: { _meta?: Record<string, unknown> }) =>
   r._meta?.[KEY] as { correlationId: string; class: string } | undefined;
 
@@ -72,14 +77,15 @@ describe('stdio: client here, server in a child process instrumented with zero c
       'mcp.tool.failure.correlation_id': traceId,
       'mcp.tool.failure.code': 'retryable_transient_error',
     });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(
+    // The child exports its log records on their own schedule: wait for this one, then assert.
+    const failureLogged = () =>
       receiver.logs.some(
         (l) =>
           l.traceId === traceId &&
           String(l.attributes['exception.message']).includes('ECONNREFUSED'),
-      ),
-    ).toBe(true);
+      );
+    await waitFor(failureLogged);
+    expect(failureLogged()).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-import { SpanKind, context, trace } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import {
   InMemoryLogRecordExporter,
   LoggerProvider,
@@ -7,13 +7,12 @@ import {
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import type { DataPoint } from '@opentelemetry/sdk-metrics';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { attemptOf } from '../../src/attempt-context.js';
 import {
   ATTR_MCP_TOOL_CALL_ATTEMPT,
   EVENT_MCP_TOOL_CALL_RETRY,
   METRIC_MCP_TOOL_CALL_RETRIES,
 } from '../../src/semconv.js';
-import { withToolRetry } from '../../src/index.js';
+import { PACKAGE_NAME, instrumentClient, withToolRetry } from '../../src/index.js';
 import { setupTracing } from '../helpers/otel.js';
 import { drive, useFakeTime } from './fake-time.js';
 import { fail, failTimes, transient, v1Pair } from './mcp-v1-pair.js';
@@ -23,29 +22,6 @@ const { exporter } = setupTracing();
 class TestReader extends MetricReader {
   protected override async onShutdown(): Promise<void> {}
   protected override async onForceFlush(): Promise<void> {}
-}
-
-/** Stands in for the client instrumentation: a `tools/call` span tagged with the attempt. */
-function instrumentLikeTheClientPatch(client: {
-  callTool: (...a: never[]) => Promise<unknown>;
-}): void {
-  const original = client.callTool.bind(client) as (...a: unknown[]) => Promise<unknown>;
-  const tracer = trace.getTracer('fake-client-instrumentation');
-  Object.defineProperty(client, 'callTool', {
-    configurable: true,
-    value: (...args: unknown[]) => {
-      const name = (args[0] as { name: string }).name;
-      const attempt = attemptOf(context.active());
-      return tracer.startActiveSpan(
-        `tools/call ${name}`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: attempt === undefined ? {} : { [ATTR_MCP_TOOL_CALL_ATTEMPT]: attempt },
-        },
-        (span) => original(...args).finally(() => span.end()),
-      );
-    },
-  });
 }
 
 async function retriesPoints(reader: MetricReader): Promise<DataPoint<number>[]> {
@@ -77,7 +53,9 @@ describe('retry telemetry', () => {
         script: failTimes(2, () => transient({ code: 'vendor_busy', correlationId: 'corr-9' })),
       },
     });
-    instrumentLikeTheClientPatch(pair.client);
+    // The package's client instrumentation (manual mode) on this real client: its `tools/call`
+    // span carries the attempt the retry policy runs it in.
+    instrumentClient(pair.client);
     const client = withToolRetry(pair.client, {
       random: () => 0.5,
       retryBudget: false,
@@ -100,6 +78,8 @@ describe('retry telemetry', () => {
     const attempts = spans.filter((s) => s.name === 'tools/call flaky');
     expect(attempts.map((s) => s.attributes[ATTR_MCP_TOOL_CALL_ATTEMPT])).toEqual([1, 2, 3]);
     for (const a of attempts) {
+      expect(a.kind).toBe(SpanKind.CLIENT);
+      expect(a.instrumentationScope.name).toBe(PACKAGE_NAME);
       expect(a.parentSpanContext?.spanId).toBe(logical?.spanContext().spanId);
       expect(a.spanContext().traceId).toBe(logical?.spanContext().traceId);
     }
@@ -232,8 +212,10 @@ describe('retry telemetry', () => {
   }
 
   it('keeps those log records under a budget per tool and exception type, and says how many it left out', async () => {
-    // Real time: the budget refills by the monotonic clock.
-    vi.useRealTimers();
+    // The budget refills by `performance.now()` (the global `performance`, read at each take).
+    // Only that clock is faked here: the SDK's request timeouts run on real timers, and budget
+    // time passes only when the test advances it, however long the calls take.
+    vi.useFakeTimers({ toFake: ['performance'] });
     const logExporter = new InMemoryLogRecordExporter();
     const loggerProvider = new LoggerProvider({
       processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
@@ -256,7 +238,7 @@ describe('retry telemetry', () => {
     const spans = exporter.getFinishedSpans().filter((s) => s.name === 'mcp.tool.call hang');
     expect(spans.map((s) => s.attributes['mcp.tool.call.outcome'])).toEqual(Array(5).fill('error'));
     // Half a second refills one token: the next record says three were left out.
-    await new Promise((r) => setTimeout(r, 600));
+    vi.advanceTimersByTime(500);
     await timedOut();
     const records = logExporter.getFinishedLogRecords();
     expect(records).toHaveLength(3);
