@@ -116,12 +116,14 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   if ((jaegerUrl === undefined) === (file === undefined)) {
     throw usageError('give exactly one of --jaeger-url or --file');
   }
-  if (jaegerUrl !== undefined && !/^https?:\/\/[^/]/.test(jaegerUrl)) {
-    throw usageError(`--jaeger-url must be an http(s) URL, got '${jaegerUrl}'`);
+  if (jaegerUrl !== undefined && !isHttpUrl(jaegerUrl)) {
+    throw usageError(`--jaeger-url must be an http(s) URL, got '${redacted(jaegerUrl)}'`);
   }
   const lookbackHours = values.lookback === undefined ? 48 : Number(values.lookback);
-  if (!Number.isFinite(lookbackHours) || lookbackHours <= 0) {
-    throw usageError(`--lookback must be a positive number of hours, got '${values.lookback}'`);
+  if (!Number.isFinite(lookbackHours) || lookbackHours <= 0 || lookbackHours > MAX_LOOKBACK_HOURS) {
+    throw usageError(
+      `--lookback must be a number of hours above 0 and up to ${MAX_LOOKBACK_HOURS}, got '${values.lookback}'`,
+    );
   }
   return {
     correlationId: correlationId.trim(),
@@ -131,6 +133,31 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     lookbackHours,
     json: values.json === true,
   };
+}
+
+/** Ten years: beyond it the search's start time stops being a date Jaeger can take. */
+const MAX_LOOKBACK_HOURS = 24 * 366 * 10;
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A URL as messages show it: credentials in it are not repeated on the terminal. */
+function redacted(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.username === '' && url.password === '') return text;
+    url.username = '***';
+    url.password = '';
+    return url.href;
+  } catch {
+    return text.replace(/\/\/[^/@]*@/, '//***@');
+  }
 }
 
 function describeError(error: unknown): string {
@@ -153,12 +180,15 @@ async function fetchJson(io: CliIo, url: string): Promise<{ status: number; body
   }
   if (response.status === 404) return { status: 404, body: undefined };
   if (response.status < 200 || response.status >= 300) {
-    throw new CliError(`Jaeger answered HTTP ${response.status} for ${url}`);
+    throw new CliError(`Jaeger answered HTTP ${response.status} for ${redacted(url)}`);
   }
   try {
     return { status: response.status, body: await response.json() };
-  } catch {
-    throw new CliError(`Jaeger answered ${url} with something that is not JSON`);
+  } catch (error) {
+    // The request timeout also covers the body: a body that stalls is not "not JSON".
+    const why = describeError(error);
+    if (why === 'timed out') throw new CliError(`Jaeger at ${new URL(url).origin} timed out`);
+    throw new CliError(`Jaeger answered ${redacted(url)} with something that is not JSON`);
   }
 }
 

@@ -8,6 +8,7 @@ import { realpathSync } from 'node:fs';
 import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { PROXY_EXIT, PROXY_USAGE, ProxyUsageError, parseProxyArgs } from '../proxy/args.js';
+import { handleStdoutErrors } from './stdout-errors.js';
 
 const REGISTER_ENTRY = '@omcp/instrumentation-mcp/register';
 
@@ -59,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
   });
 }
 
+handleStdoutErrors('mcp-failure-proxy', PROXY_EXIT.failed);
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

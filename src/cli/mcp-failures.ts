@@ -5,8 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import { runMcpFailures } from './lookup-command.js';
+import { handleStdoutErrors } from './stdout-errors.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
+
+handleStdoutErrors('mcp-failures', 2);
 
 runMcpFailures(process.argv.slice(2), {
   readFile: (path) => readFile(path, 'utf8'),

@@ -52,14 +52,17 @@ function array(value: Json): Json[] {
   return Array.isArray(value) ? value : [];
 }
 
-function decodeValue(value: Json): AttributeValue {
-  if (!isObject(value)) return null;
+/** Arrays nested deeper than this (OTLP allows it, no SDK makes it) are read as null. */
+const MAX_ARRAY_DEPTH = 32;
+
+function decodeValue(value: Json, depth = 0): AttributeValue {
+  if (!isObject(value) || depth > MAX_ARRAY_DEPTH) return null;
   if ('stringValue' in value) return String(value.stringValue);
   if ('boolValue' in value) return value.boolValue === true;
   if ('intValue' in value) return Number(value.intValue);
   if ('doubleValue' in value) return Number(value.doubleValue);
   if ('arrayValue' in value && isObject(value.arrayValue)) {
-    return array(value.arrayValue.values).map(decodeValue);
+    return array(value.arrayValue.values).map((v) => decodeValue(v, depth + 1));
   }
   if ('bytesValue' in value) return String(value.bytesValue);
   return null;

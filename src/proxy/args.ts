@@ -63,7 +63,9 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
       },
     }));
   } catch (error) {
-    throw new ProxyUsageError(error instanceof Error ? error.message : String(error));
+    // Node's parser explains some mistakes over several lines; the first one says what is wrong.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ProxyUsageError(message.split('\n')[0] ?? message);
   }
   if (values.help === true) return 'help';
   if ((values.stdio === true) === (values.listen !== undefined))
@@ -103,10 +105,15 @@ function httpUrl(text: string): string {
   return url.href;
 }
 
+/** The longest delay a Node timer can wait (about 24.8 days); beyond it Node waits 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 function millis(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n <= 0)
-    throw new ProxyUsageError(`${flag} expects a positive number of milliseconds, got "${text}"`);
+  if (!/^\d+$/.test(text) || n <= 0 || n > MAX_TIMER_MS)
+    throw new ProxyUsageError(
+      `${flag} expects a number of milliseconds from 1 to ${MAX_TIMER_MS}, got "${text}"`,
+    );
   return n;
 }

@@ -21,6 +21,7 @@ export async function serveStreamableHttp(
 ): Promise<ProxyHttpEndpoint> {
   const { StreamableHTTPServerTransport: Transport } =
     await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') {
@@ -28,7 +29,7 @@ export async function serveStreamableHttp(
       return;
     }
     const sid = req.headers['mcp-session-id'];
-    let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
+    const transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
     if (transport === undefined) {
       if (typeof sid === 'string') {
         res.writeHead(404, { 'content-type': 'application/json' }).end(
@@ -40,6 +41,24 @@ export async function serveStreamableHttp(
         );
         return;
       }
+      // Only an initialize request opens a session (and an upstream connection): anything else
+      // without a session is answered here, before any of that is set up or kept.
+      if (req.method !== 'POST') {
+        rpcError(res, 400, -32000, 'Bad Request: no session; the first request must be initialize');
+        return;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(await readBody(req));
+      } catch (error) {
+        if (error instanceof BodyTooLarge) rpcError(res, 413, -32000, error.message);
+        else rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
+        return;
+      }
+      if (!isInitializeRequest(body)) {
+        rpcError(res, 400, -32000, 'Bad Request: no session; the first request must be initialize');
+        return;
+      }
       const created: StreamableHTTPServerTransport = new Transport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => void sessions.set(id, created),
@@ -48,7 +67,10 @@ export async function serveStreamableHttp(
         if (created.sessionId !== undefined) sessions.delete(created.sessionId);
       };
       await proxy.connect(created);
-      transport = created;
+      await created.handleRequest(req, res, body);
+      // An initialize the SDK refused made no session: nothing may keep its connection.
+      if (created.sessionId === undefined) await created.close();
+      return;
     }
     await transport.handleRequest(req, res);
   };
@@ -76,4 +98,35 @@ export async function serveStreamableHttp(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The largest request body read before a session exists (the SDK's own limit for a POST). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        // The rest is read and dropped, so the answer still reaches the client.
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyTooLarge(`Payload too large: over ${MAX_BODY_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
 }

@@ -31,12 +31,32 @@ export async function runFailureProxy(options: ProxyCliOptions, io: ProxyProcess
       io.stdin as NodeJS.ReadStream,
       io.stdout as NodeJS.WriteStream,
     );
-    io.stdin.once('end', stop);
-    io.stdin.once('close', stop);
+    let ended = false;
+    const end = (): void => {
+      ended = true;
+      stop();
+    };
+    io.stdin.once('end', end);
+    io.stdin.once('close', end);
     await proxy.connect(transport);
+    // The transport may also close itself (a message beyond the SDK's read buffer): stdin is then
+    // paused, never ends, and the proxy would wait for good. Its last error says why.
+    let lastError: string | undefined;
+    const onerror = transport.onerror;
+    transport.onerror = (error) => {
+      lastError = error.message;
+      onerror?.(error);
+    };
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      onclose?.();
+      stop();
+    };
     await stopped;
     await proxy.close();
-    return 0;
+    if (ended || lastError === undefined) return 0;
+    io.stderr(`mcp-failure-proxy: the client connection failed: ${lastError}\n`);
+    return 1;
   }
   let endpoint;
   try {

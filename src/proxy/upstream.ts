@@ -104,7 +104,9 @@ export class UpstreamLink {
       });
       await Promise.race([client.connect(transport, { timeout: this.connectTimeoutMs }), timeout]);
     } catch (error) {
-      await transport?.close().catch(() => undefined);
+      // Not awaited: closing a child process may take the SDK's grace period (2 s) more, and the
+      // caller was promised an answer within connectTimeoutMs.
+      void transport?.close().catch(() => undefined);
       throw new UpstreamError({ kind: 'unavailable', detail: messageOf(error) });
     } finally {
       clearTimeout(timer);

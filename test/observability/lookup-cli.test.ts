@@ -192,6 +192,24 @@ describe('mcp-failures lookup --file', () => {
     expectOneLine(err, /no trace found for correlationId 0123456789abcdef0123456789abcdef in /);
   });
 
+  it('reads absurdly nested attribute arrays as null instead of running out of stack', async () => {
+    let value = '{"stringValue":"deep"}';
+    for (let i = 0; i < 20_000; i++) value = `{"arrayValue":{"values":[${value}]}}`;
+    const deep = join(tempDir('otlp-deep'), 'deep.jsonl');
+    const line = JSON.parse(recorded.bodies[0]!) as {
+      resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<{ attributes: unknown[] }> }> }>;
+    };
+    const text = JSON.stringify(line).replace(
+      '"attributes":[',
+      `"attributes":[{"key":"deep","value":${value}},`,
+    );
+    expect(text).toContain('"key":"deep"');
+    writeFileSync(deep, `${text}\n`);
+    const { code, err } = await lookup('lookup', recorded.failingTraceId, '--file', deep);
+    expect(err).not.toMatch(/call stack/i);
+    expect(code).toBe(0);
+  });
+
   it('exits 2 with one line for a missing file or a file that is not OTLP JSON', async () => {
     const missing = await lookup(
       'lookup',
@@ -217,6 +235,10 @@ describe('mcp-failures usage errors', () => {
     [['lookup', 'abc'], /exactly one of --jaeger-url or --file/],
     [['lookup', 'abc', '--file', 'a', '--jaeger-url', 'http://x'], /exactly one of/],
     [['lookup', 'abc', '--jaeger-url', 'localhost:16686'], /must be an http\(s\) URL/],
+    [['lookup', 'abc', '--jaeger-url', 'http://[bad'], /--jaeger-url must be an http\(s\) URL/],
+    [['lookup', 'abc', '--jaeger-url', 'http://exa mple.com'], /--jaeger-url must be/],
+    [['lookup', 'abc', '--jaeger-url', 'http://127.0.0.1:99999'], /--jaeger-url must be/],
+    [['lookup', 'abc', '--file', 'a', '--lookback', '1e300'], /--lookback must be a number/],
     [['lookup', 'abc', '--file', 'a', '--bogus'], /Unknown option '--bogus'/],
     [['lookup', 'abc', 'extra', '--file', 'a'], /unexpected argument 'extra'/],
   ])('%j exits 2 with one line', async (argv, pattern) => {
@@ -225,6 +247,26 @@ describe('mcp-failures usage errors', () => {
     expect(out).toBe('');
     expectOneLine(err, pattern);
     expect(err).toContain('(mcp-failures --help for usage)');
+  });
+
+  it('a body that stalls past the request timeout is "timed out", not "not JSON"', async () => {
+    const streams = io();
+    streams.fetch = async () => ({
+      status: 200,
+      json: () => Promise.reject(new DOMException('The operation timed out.', 'TimeoutError')),
+    });
+    const code = await runMcpFailures(
+      ['lookup', recorded.failingTraceId, '--jaeger-url', 'http://127.0.0.1:1'],
+      streams,
+    );
+    expect(code).toBe(2);
+    expectOneLine(streams.err, /Jaeger at http:\/\/127\.0\.0\.1:1 timed out/);
+  });
+
+  it('does not repeat the credentials of a --jaeger-url', async () => {
+    const { code, err } = await lookup('lookup', 'abc', '--jaeger-url', 'http://u:s3cret@[bad');
+    expect(code).toBe(2);
+    expect(err).not.toContain('s3cret');
   });
 
   it('prints help on --help (exit 0)', async () => {

@@ -152,17 +152,64 @@ describe('mcp-failure-proxy CLI (child processes on stdio)', () => {
     }
   });
 
-  it('usage errors exit 2 with one line', async () => {
-    const { execFile } = await import('node:child_process');
-    const out = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [CLI, '--stdio'],
-        { cwd: root, timeout: 10_000 },
-        (err, _o, stderr) => resolve({ code: err === null ? 0 : (child.exitCode ?? null), stderr }),
-      );
+  /** Runs the CLI to its end; `input` is written to its stdin, which is then closed. */
+  async function runCli(
+    args: string[],
+    input?: string,
+    stdout: 'pipe' | number = 'pipe',
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const { spawn } = await import('node:child_process');
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        cwd: root,
+        stdio: ['pipe', stdout, 'pipe'],
+        env: plainEnv(),
+      });
+      let out = '';
+      let err = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+      child.stdin?.on('error', () => {}); // the proxy may stop reading before all is written
+      child.on('close', (code) => resolve({ code, stdout: out, stderr: err }));
+      if (input !== undefined) child.stdin?.end(input);
     });
+  }
+
+  it.each([
+    ['no downstream chosen', ['--stdio']],
+    [
+      'a timeout beyond what a Node timer can wait',
+      ['--stdio', '--timeout', '3000000000', '--', 'x'],
+    ],
+    ['a connect timeout of 0', ['--stdio', '--connect-timeout', '0', '--', 'x']],
+    ['a flag value that starts with a dash', ['--stdio', '--timeout', '-1', '--', 'x']],
+  ])('usage error (%s): exit 2 with one line', async (_name, args) => {
+    const out = await runCli(args, '');
     expect(out.code).toBe(2);
-    expect(out.stderr.trim().split('\n')).toHaveLength(1);
+    expect(out.stderr.trim().split('\n'), out.stderr).toHaveLength(1);
+    expect(out.stderr).toMatch(/^mcp-failure-proxy: .+ \(see --help\)\n$/);
+  });
+
+  it('a client message beyond the read buffer: one line and exit 1, not a proxy waiting for good', async () => {
+    const out = await runCli(
+      ['--stdio', '--', process.execPath, FIXTURE],
+      `${'x'.repeat(11 * 1024 * 1024)}\n`,
+    );
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe(
+      'mcp-failure-proxy: the client connection failed: ReadBuffer exceeded maximum size of 10485760 bytes\n',
+    );
+  });
+
+  it('output it cannot write (a full disk) is one line and exit 1, not a stack trace', async () => {
+    const { openSync, closeSync } = await import('node:fs');
+    const full = openSync('/dev/full', 'w');
+    try {
+      const out = await runCli(['--help'], '', full);
+      expect(out.code).toBe(1);
+      expect(out.stderr).toBe('mcp-failure-proxy: cannot write the output: ENOSPC\n');
+    } finally {
+      closeSync(full);
+    }
   });
 });

@@ -63,6 +63,52 @@ describe('Streamable HTTP on both sides (127.0.0.1)', () => {
     }
   });
 
+  it('requests without a session are answered at once, and open no session and no upstream connection', async () => {
+    let opened = 0;
+    const proxy = createToolFailureProxy({
+      upstream: () => {
+        opened++;
+        return new StreamableHTTPClientTransport(upstreamUrl);
+      },
+      timeoutMs: 5_000,
+    });
+    const endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0);
+    const post = (body: string) =>
+      fetch(endpoint.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+    try {
+      const answers = [
+        await post('garbage'),
+        await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })),
+        await fetch(endpoint.url, { method: 'GET' }),
+        await fetch(endpoint.url, { method: 'DELETE' }),
+      ];
+      const bodies = (await Promise.all(answers.map((r) => r.json()))) as Array<{
+        error: { code: number };
+      }>;
+      expect(answers.map((r) => r.status)).toEqual([400, 400, 400, 400]);
+      expect(bodies.map((b) => b.error.code)).toEqual([-32700, -32000, -32000, -32000]);
+      for (const b of bodies) expect(b).toMatchObject({ jsonrpc: '2.0', id: null });
+      for (let i = 0; i < 200; i++) await (await post('garbage')).arrayBuffer();
+      expect(opened).toBe(0);
+      // A real session still works after all that, and opens the upstream once.
+      const client = new Client({ name: 'c', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)));
+      expect(client.getServerVersion()?.name).toBe('http-upstream');
+      await client.close();
+      expect(opened).toBe(1);
+    } finally {
+      await endpoint.close();
+      await proxy.close();
+    }
+  });
+
   it('connection refused upstream: a clear upstream_unavailable failure', async () => {
     const dead = createServer();
     await new Promise<void>((r) => dead.listen(0, '127.0.0.1', r));
