@@ -122,6 +122,8 @@ function readBody(req: IncomingMessage): Promise<string> {
     });
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
+    // A client that goes away mid-body: settled either way (a no-op after 'end').
+    req.on('close', () => reject(new Error('the request was aborted')));
   });
 }
 
