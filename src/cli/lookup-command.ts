@@ -167,8 +167,13 @@ function describeError(error: unknown): string {
     const code = (cause as Error & { code?: unknown }).code;
     return typeof code === 'string' ? `${code} (${cause.message})` : cause.message;
   }
-  if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'timed out';
+  if (isTimeout(error)) return 'timed out';
   return error.message;
+}
+
+/** The request's time ran out (the fetch signal's timeout covers headers and body). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 }
 
 async function fetchJson(io: CliIo, url: string): Promise<{ status: number; body: unknown }> {
@@ -186,8 +191,7 @@ async function fetchJson(io: CliIo, url: string): Promise<{ status: number; body
     return { status: response.status, body: await response.json() };
   } catch (error) {
     // The request timeout also covers the body: a body that stalls is not "not JSON".
-    const why = describeError(error);
-    if (why === 'timed out') throw new CliError(`Jaeger at ${new URL(url).origin} timed out`);
+    if (isTimeout(error)) throw new CliError(`Jaeger at ${new URL(url).origin} timed out`);
     throw new CliError(`Jaeger answered ${redacted(url)} with something that is not JSON`);
   }
 }

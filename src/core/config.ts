@@ -44,9 +44,13 @@ export function resolveConfig(
   const rule = 'must be a number >= 0 (Infinity for no limit)';
   const maxStackTraces = checked('maxStackTracesPerSecond', isRate, rule, DEFAULT_RATE_PER_SECOND);
   const maxFailureLogs = checked('maxFailureLogsPerSecond', isRate, rule, DEFAULT_RATE_PER_SECOND);
-  const isSignal = (v: unknown): v is 'logs' | 'logs/dup' => v === 'logs' || v === 'logs/dup';
   // Not set is fine here: the conventions' opt-in variable decides then.
-  const signal = checked('exceptionSignal', isSignal, "must be 'logs' or 'logs/dup'", undefined);
+  const signal = checked(
+    'exceptionSignal',
+    isExceptionSignal,
+    "must be 'logs' or 'logs/dup'",
+    undefined,
+  );
   const codes = checked('metricCodeAllowList', Array.isArray, 'must be an array of strings', []);
   const metricCodes = codes.filter((c): c is string => typeof c === 'string');
   if (metricCodes.length < codes.length)
@@ -63,12 +67,7 @@ export function resolveConfig(
     addFailureObjects: flag('addFailureObjects', true),
     trustIncomingContext: flag('trustIncomingContext', true),
     propagateContext: flag('propagateContext', true),
-    metaKey: checked(
-      'metaKey',
-      (v): v is string => typeof v === 'string' && v.length > 0,
-      'must be a non-empty string',
-      TOOL_FAILURE_META_KEY,
-    ),
+    metaKey: checked('metaKey', isMetaKey, 'must be a non-empty string', TOOL_FAILURE_META_KEY),
     metricCodes: new Set(metricCodes),
     maxAttributeLength: checked(
       'maxAttributeLength',
@@ -102,6 +101,16 @@ export const DEFAULT_RATE_PER_SECOND = 10;
 /** A rate option's rule: a number >= 0 (`Infinity` for no limit). */
 export function isRate(value: unknown): value is number {
   return typeof value === 'number' && value >= 0;
+}
+
+/** The `exceptionSignal` option's rule. */
+export function isExceptionSignal(value: unknown): value is 'logs' | 'logs/dup' {
+  return value === 'logs' || value === 'logs/dup';
+}
+
+/** The `metaKey` option's rule: a non-empty string. */
+export function isMetaKey(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
 }
 
 /** Where exceptions go: an explicit `'logs'`/`'logs/dup'`, else the conventions' opt-in variable. */

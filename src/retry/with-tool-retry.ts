@@ -4,7 +4,7 @@ import { classifyError } from '../tool-failure/classify.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
-import { isRate } from '../core/config.js';
+import { isExceptionSignal, isMetaKey, isRate } from '../core/config.js';
 import { getToolAnnotations, hasListedTool } from '../core/tool-annotations.js';
 import { ToolAnnotationCache, annotationsOf, type ToolListPage } from './annotations.js';
 import { backoffDelay, resolveBackoff } from './backoff.js';
@@ -114,11 +114,7 @@ class ToolRetryEngine {
     private readonly policy: ToolRetryPolicy,
   ) {
     this.limits = resolveLimits(policy);
-    checkTelemetryOptions(policy);
-    const metaKey = policy.metaKey ?? TOOL_FAILURE_META_KEY;
-    if (typeof metaKey !== 'string' || metaKey.length === 0)
-      throw new RangeError('metaKey must be a non-empty string');
-    this.metaKey = metaKey;
+    this.metaKey = checkPolicyOptions(policy);
     this.backoff = resolveBackoff(policy.backoff);
     this.budget =
       policy.retryBudget === false
@@ -456,13 +452,19 @@ function resolveLimits(policy: ToolRetryPolicy): RetryLimits {
   return { maxAttempts, maxElapsedMs };
 }
 
-/** The telemetry options, checked like the limits: a bad value is an error at construction. */
-function checkTelemetryOptions(policy: ToolRetryPolicy): void {
-  const { maxFailureLogsPerSecond: rate, exceptionSignal: signal } = policy;
+/**
+ * The options the instrumentation also has, by the same rules (config.ts), checked like the
+ * limits: a bad value is an error at construction. Returns the `_meta` key to read.
+ */
+function checkPolicyOptions(policy: ToolRetryPolicy): string {
+  const { maxFailureLogsPerSecond: rate, exceptionSignal: signal, metaKey } = policy;
   if (rate !== undefined && !isRate(rate))
     throw new RangeError('maxFailureLogsPerSecond must be a number >= 0 (Infinity for no limit)');
-  if (signal !== undefined && signal !== 'logs' && signal !== 'logs/dup')
+  if (signal !== undefined && !isExceptionSignal(signal))
     throw new RangeError("exceptionSignal must be 'logs' or 'logs/dup'");
+  if (metaKey !== undefined && !isMetaKey(metaKey))
+    throw new RangeError('metaKey must be a non-empty string');
+  return metaKey ?? TOOL_FAILURE_META_KEY;
 }
 
 function toolNameOf(params: unknown): string | undefined {
