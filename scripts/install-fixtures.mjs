@@ -1,5 +1,6 @@
-// Installs the version-matrix fixtures (test/fixtures/sdk-*/) and the benchmark's peer
-// instrumentations (bench/peers/, run by the benchmark's smoke test): `npm ci` in each folder
+// Installs the version-matrix fixtures (test/fixtures/sdk-*/), the benchmark's peer
+// instrumentations (bench/peers/, run by the benchmark's smoke test) and Node.js 22 and 24
+// (test/runtimes/): `npm ci` in each folder
 // whose node_modules is missing or older than its package-lock.json. Each fixture has its own lock
 // file with only the MCP SDK (and zod); @opentelemetry/* come from the repository root.
 import { execFileSync } from 'node:child_process';
@@ -15,7 +16,7 @@ const folders = readdirSync(fixtures)
   .sort()
   .filter((name) => name.startsWith('sdk-'))
   .map((name) => join(fixtures, name));
-folders.push(join(root, 'bench', 'peers'));
+folders.push(join(root, 'bench', 'peers'), join(root, 'test', 'runtimes'));
 
 for (const dir of folders) {
   const lock = join(dir, 'package-lock.json');
