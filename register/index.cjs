@@ -3,7 +3,7 @@
 // on stderr, and the application runs without telemetry rather than not at all.
 'use strict';
 try {
-  require('../dist/cjs/register/start.js').startTelemetry();
+  require('../dist/cjs/register/start.js').startTelemetry([__filename]);
 } catch (error) {
   process.stderr.write(require('./not-started.cjs').notStarted(error));
 }

@@ -4,12 +4,13 @@
 // Whatever goes wrong here (an optional dependency left out, a broken SDK setting) is one line
 // on stderr, and the application runs without telemetry rather than not at all.
 import { register } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import messages from './not-started.cjs';
 
 try {
   const { startTelemetry } = await import('../dist/esm/register/start.js');
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  startTelemetry();
+  startTelemetry([fileURLToPath(import.meta.url)]);
 } catch (error) {
   process.stderr.write(messages.notStarted(error));
 }

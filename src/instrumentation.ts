@@ -4,13 +4,23 @@ import {
   InstrumentationNodeModuleFile,
   isWrapped,
 } from '@opentelemetry/instrumentation';
+import {
+  metrics,
+  trace,
+  type Meter,
+  type MeterProvider,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { Hook as RequireHook } from 'require-in-the-middle';
 import { resolveConfig } from './core/config.js';
+import { ScopeLogger, type LoggerProviderLike } from './core/logs.js';
 import { createInstruments, type McpInstruments } from './core/metrics.js';
 import { isRecord } from './core/safe.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
 import { instrumentClientWith, instrumentServerWith } from './manual.js';
 import { patchMcpServerPrototype, patchProtocolPrototype, type Wrap } from './patches/protocol.js';
+import { SCHEMA_URL } from './semconv.js';
 import type { McpInstrumentationConfig } from './types.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
@@ -27,6 +37,7 @@ const V1_MCP = {
   cjs: '@modelcontextprotocol/sdk/dist/cjs/server/mcp',
   esm: '@modelcontextprotocol/sdk/dist/esm/server/mcp.js',
 };
+const SCOPE_OPTIONS = { schemaUrl: SCHEMA_URL };
 const PROTOCOL_METHODS = ['connect', 'request', 'setRequestHandler'];
 const MCP_SERVER_METHODS = ['tool', 'registerTool'];
 
@@ -46,9 +57,50 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
   declare private _patched: Map<object, string[]> | undefined;
   declare private _off: boolean | undefined;
   declare private _source: TelemetrySource | undefined;
+  declare private _scopeTracer: Tracer | undefined;
+  declare private _scopeMeter: Meter | undefined;
+  declare private _scopeLogger: ScopeLogger | undefined;
 
   constructor(config: McpInstrumentationConfig = {}) {
     super(PACKAGE_NAME, PACKAGE_VERSION, config);
+  }
+
+  // The base class's tracer, meter and logger carry no schemaUrl, and its logger comes from the
+  // copy of the logs API that @opentelemetry/instrumentation was installed with: these come from
+  // the application's API, with the scope's schemaUrl.
+  protected override get tracer(): Tracer {
+    return (this._scopeTracer ??= trace
+      .getTracerProvider()
+      .getTracer(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS));
+  }
+
+  override setTracerProvider(tracerProvider: TracerProvider): void {
+    super.setTracerProvider(tracerProvider);
+    this._scopeTracer = tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS);
+  }
+
+  protected override get meter(): Meter {
+    return (this._scopeMeter ??= metrics.getMeter(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS));
+  }
+
+  override setMeterProvider(meterProvider: MeterProvider): void {
+    this._scopeMeter = meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS);
+    super.setMeterProvider(meterProvider);
+  }
+
+  /** Log records go to `loggerProvider` from now on instead of the global provider. */
+  override setLoggerProvider(loggerProvider: LoggerProviderLike): void {
+    super.setLoggerProvider(loggerProvider as Parameters<InstrumentationBase['setLoggerProvider']>[0]);
+    this._logs().setProvider(loggerProvider);
+  }
+
+  private _logs(): ScopeLogger {
+    return (this._scopeLogger ??= new ScopeLogger(
+      PACKAGE_NAME,
+      PACKAGE_VERSION,
+      SCHEMA_URL,
+      (message) => this._diag.warn(message),
+    ));
   }
 
   override setConfig(config: McpInstrumentationConfig = {}): void {
@@ -157,7 +209,7 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
       this._source = {
         tracer: () => this.tracer,
         instruments: () => (this._instruments ??= createInstruments(this.meter)),
-        logger: () => this.logger,
+        logger: () => this._logs(),
         config: () =>
           (this._resolved ??= resolveConfig(this.getConfig(), process.env, (message) =>
             this._diag.warn(message),

@@ -1,6 +1,6 @@
 import type { RateBudget } from './core/rate-budget.js';
 import type { DiagLogger, Tracer } from '@opentelemetry/api';
-import type { Logger } from '@opentelemetry/api-logs';
+import type { LoggerLike } from './core/logs.js';
 import type { McpInstruments } from './core/metrics.js';
 import type { McpInstrumentationConfig } from './types.js';
 
@@ -27,7 +27,7 @@ export interface ResolvedConfig extends McpInstrumentationConfig {
 export interface TelemetrySource {
   tracer(): Tracer;
   instruments(): McpInstruments;
-  logger(): Logger;
+  logger(): LoggerLike;
   config(): ResolvedConfig;
   /** False once the instrumentation is disabled: taps and wrappers then pass everything through. */
   active(): boolean;

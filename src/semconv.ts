@@ -7,6 +7,13 @@
  * This file is the one place each name is spelled; the README tables are checked against it.
  */
 
+/**
+ * The semantic-conventions schema these names follow (the stable names, `rpc.response.status_code`
+ * among them, as in 1.44.0; the MCP names as of the GenAI repository's Development status).
+ * Carried by this package's tracer, meter and logger as the instrumentation scope's `schemaUrl`.
+ */
+export const SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0';
+
 // --- MCP / GenAI semantic conventions (Development) ---
 /** @experimental */ export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
 /** @experimental */ export const ATTR_MCP_SESSION_ID = 'mcp.session.id';

@@ -23,10 +23,10 @@ async function startTelemetryIfConfigured(): Promise<void> {
   if (process.execArgv.some((a) => a.includes(REGISTER_ENTRY))) return;
   try {
     // Resolved from this script's real location (no import.meta: the file is also built as CommonJS).
-    const self = pathToFileURL(realpathSync(process.argv[1] ?? '.')).href;
-    register('@opentelemetry/instrumentation/hook.mjs', self);
+    const script = realpathSync(process.argv[1] ?? '.');
+    register('@opentelemetry/instrumentation/hook.mjs', pathToFileURL(script).href);
     const { startTelemetry } = await import('../register/start.js');
-    startTelemetry();
+    startTelemetry([script]);
   } catch (error) {
     process.stderr.write(
       `mcp-failure-proxy: telemetry not started: ${error instanceof Error ? error.message : String(error)}\n`,

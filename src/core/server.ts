@@ -11,7 +11,7 @@ import {
   type Link,
   type Span,
 } from '@opentelemetry/api';
-import { SeverityNumber } from '@opentelemetry/api-logs';
+import { SEVERITY_ERROR, SEVERITY_WARN } from './logs.js';
 import type { JsonRpcMessage, TelemetrySource, TransportLike } from '../internal-types.js';
 import {
   ATTR_ERROR_TYPE,
@@ -503,8 +503,8 @@ function recordDiagnosticsUnsafe(
   source.logger().emit({
     severityNumber:
       failure?.class === 'reliability' || failure === undefined
-        ? SeverityNumber.ERROR
-        : SeverityNumber.WARN,
+        ? SEVERITY_ERROR
+        : SEVERITY_WARN,
     severityText: failure?.class === 'reliability' || failure === undefined ? 'ERROR' : 'WARN',
     body: `${spanNameOf(call.method, call.target)} failed${failure === undefined ? '' : ` (${failure.class}/${failure.code}, correlationId ${failure.correlationId})`}`,
     attributes,

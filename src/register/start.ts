@@ -1,8 +1,8 @@
 import { diag } from '@opentelemetry/api';
-import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import type { NodeSDK, NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { McpInstrumentation } from '../instrumentation.js';
 import type { McpInstrumentationConfig } from '../types.js';
 
@@ -86,6 +86,87 @@ export function traceExportConcurrency(env: NodeJS.ProcessEnv = process.env): nu
   return Math.ceil(queue / batch) + 1;
 }
 
+type TraceExporterClass = new (options: {
+  concurrencyLimit: number;
+}) => NonNullable<NodeSDKConfiguration['traceExporter']>;
+
+/** What the zero-code entry takes from the application's OpenTelemetry JS line. */
+export interface SdkLine {
+  NodeSDK: typeof NodeSDK;
+  /** `@opentelemetry/sdk-node`'s version, e.g. `0.301.0`. */
+  version: string;
+  /** `2.x` (sdk-node 0.2xx) or `3.x` (0.3xx). */
+  line: string;
+  /** `@opentelemetry/api`'s version as sdk-node resolves it, when it can be read. */
+  apiVersion: string | undefined;
+  /** The OTLP trace exporter of a protocol, from the copy sdk-node itself uses. */
+  traceExporter(protocol: 'http/protobuf' | 'http/json' | 'grpc'): TraceExporterClass;
+}
+
+/** Thrown by {@link loadSdk} when `@opentelemetry/sdk-node` cannot be resolved from anywhere. */
+export class SdkMissingError extends Error {}
+
+const SDK_NODE = '@opentelemetry/sdk-node';
+const TRACE_EXPORTERS = {
+  'http/protobuf': '@opentelemetry/exporter-trace-otlp-proto',
+  'http/json': '@opentelemetry/exporter-trace-otlp-http',
+  grpc: '@opentelemetry/exporter-trace-otlp-grpc',
+} as const;
+
+/** The version in the package.json of the package `name` that `file` belongs to. */
+function versionOf(file: string, name: string): string | undefined {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        const json = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown; version?: unknown };
+        if (json.name === name && typeof json.version === 'string') return json.version;
+      } catch {
+        // not a manifest we can read: keep walking up
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * The `@opentelemetry/sdk-node` the application uses: the one its own folder (the working
+ * directory) resolves first, else the one this package resolves (its optional dependency, which
+ * npm picks for the running Node: 0.2xx on Node 20, 0.3xx on 22.15 and later). Exporters come
+ * from sdk-node's own dependencies, so they are always of its line.
+ */
+export function loadSdk(from: readonly string[] = []): SdkLine {
+  const bases = [join(process.cwd(), 'package.json'), ...from];
+  for (const base of bases) {
+    const req = createRequire(base);
+    let path: string;
+    try {
+      path = req.resolve(SDK_NODE);
+    } catch {
+      continue;
+    }
+    const sdkRequire = createRequire(path);
+    const version = versionOf(path, SDK_NODE) ?? 'unknown';
+    let apiVersion: string | undefined;
+    try {
+      apiVersion = versionOf(sdkRequire.resolve('@opentelemetry/api'), '@opentelemetry/api');
+    } catch {
+      apiVersion = undefined;
+    }
+    const { NodeSDK: Sdk } = sdkRequire(SDK_NODE) as { NodeSDK: typeof NodeSDK };
+    return {
+      NodeSDK: Sdk,
+      version,
+      line: /^0\.2\d\d\./.test(version) ? '2.x' : /^0\.3\d\d\./.test(version) ? '3.x' : version,
+      apiVersion,
+      traceExporter: (protocol) =>
+        (sdkRequire(TRACE_EXPORTERS[protocol]) as { OTLPTraceExporter: TraceExporterClass })
+          .OTLPTraceExporter,
+    };
+  }
+  throw new SdkMissingError(`${SDK_NODE} is not installed`);
+}
+
 /**
  * The OTLP trace exporter NodeSDK would build from `env`, with `concurrencyLimit` set by
  * {@link traceExportConcurrency} (no `OTEL_*` variable sets it); every other option is still
@@ -94,6 +175,7 @@ export function traceExportConcurrency(env: NodeJS.ProcessEnv = process.env): nu
  */
 export function traceExporterFromEnv(
   env: NodeJS.ProcessEnv = process.env,
+  sdk: Pick<SdkLine, 'traceExporter'> = loadSdk(),
 ): NodeSDKConfiguration['traceExporter'] | undefined {
   const names = [
     ...new Set(
@@ -108,17 +190,10 @@ export function traceExporterFromEnv(
     envString(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ??
     envString(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
     'http/protobuf';
-  const options = { concurrencyLimit: traceExportConcurrency(env) };
-  switch (protocol) {
-    case 'http/protobuf':
-      return new ProtobufTraceExporter(options);
-    case 'http/json':
-      return new JsonTraceExporter(options);
-    case 'grpc':
-      return new GrpcTraceExporter(options);
-    default:
-      return undefined;
-  }
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json' && protocol !== 'grpc')
+    return undefined;
+  const Exporter = sdk.traceExporter(protocol);
+  return new Exporter({ concurrencyLimit: traceExportConcurrency(env) });
 }
 
 let started: NodeSDK | undefined;
@@ -128,23 +203,59 @@ function warn(message: string): void {
   process.stderr.write(`@omcp/instrumentation-mcp: ${message}\n`);
 }
 
+/** The line the zero-code entry prints to say what it did. */
+function notice(message: string): void {
+  process.stderr.write(`@omcp/instrumentation-mcp/register: ${message}\n`);
+}
+
+/** Whether `apiVersion` fits the line: 3.x needs `@opentelemetry/api` 1.10, 2.x takes 1.9 too. */
+function apiFits(sdk: SdkLine): boolean {
+  if (sdk.line !== '3.x' || sdk.apiVersion === undefined) return true;
+  const [major, minor] = sdk.apiVersion.split('.').map(Number);
+  return major === 1 && (minor ?? 0) >= 10;
+}
+
 /**
  * Starts an OpenTelemetry NodeSDK configured from the standard `OTEL_*` variables (OTLP
  * traces, metrics and logs by default) with `McpInstrumentation` enabled, and flushes it when
- * the process ends normally or on SIGTERM / SIGINT. Used by the `register` entry points. The
- * OTLP trace exporter gets a concurrency limit ({@link traceExporterFromEnv}).
+ * the process ends normally or on SIGTERM / SIGINT. Used by the `register` entry points, which
+ * pass their own path in `from` (where this package's optional sdk-node resolves). Says in one
+ * line on stderr which OpenTelemetry JS line it started. Without sdk-node, the instrumentation
+ * still runs (a thrown `ToolFailureError` still becomes its failure object), nothing is
+ * exported, and one line says so. The OTLP trace exporter gets a concurrency limit
+ * ({@link traceExporterFromEnv}).
  */
-export function startTelemetry(): NodeSDK | undefined {
+export function startTelemetry(from: readonly string[] = []): NodeSDK | undefined {
   if (started !== undefined) return started;
   if (process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  const traceExporter = traceExporterFromEnv();
-  const sdk = new NodeSDK({
+  let sdkLine: SdkLine;
+  try {
+    sdkLine = loadSdk(from);
+  } catch (error) {
+    if (!(error instanceof SdkMissingError)) throw error;
+    new McpInstrumentation(configFromEnv());
+    notice(
+      `${SDK_NODE} is not installed (npm install --omit=optional leaves it out): no spans, metrics or log records are exported; tool failures still get their failure objects. To export them: npm install ${SDK_NODE}`,
+    );
+    return undefined;
+  }
+  if (!apiFits(sdkLine)) {
+    new McpInstrumentation(configFromEnv());
+    notice(
+      `telemetry not started: ${SDK_NODE} ${sdkLine.version} (OpenTelemetry JS 3.x) needs @opentelemetry/api 1.10, found ${sdkLine.apiVersion}; install @opentelemetry/api@1.10, or ${SDK_NODE}@0.223 for the 2.x line`,
+    );
+    return undefined;
+  }
+  const traceExporter = traceExporterFromEnv(process.env, sdkLine);
+  const sdk = new sdkLine.NodeSDK({
     instrumentations: [new McpInstrumentation(configFromEnv())],
     ...(traceExporter === undefined ? {} : { traceExporter }),
   });
   sdk.start();
   started = sdk;
-
+  notice(
+    `telemetry started: OpenTelemetry JS ${sdkLine.line} (${SDK_NODE} ${sdkLine.version}, @opentelemetry/api ${sdkLine.apiVersion ?? 'unknown'})`,
+  );
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= sdk

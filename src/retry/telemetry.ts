@@ -32,15 +32,17 @@ import {
   ERROR_TYPE_VALUE_TOOL_ERROR,
   EVENT_MCP_TOOL_CALL_RETRY,
   METRIC_MCP_TOOL_CALL_RETRIES,
+  SCHEMA_URL,
 } from '../semconv.js';
-import { logs, SeverityNumber, type LoggerProvider } from '@opentelemetry/api-logs';
+import { SEVERITY_WARN, ScopeLogger, type LoggerProviderLike } from '../core/logs.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { DEFAULT_RATE_PER_SECOND, exceptionSignalOf } from '../core/config.js';
 import { metricCode } from '../core/metrics.js';
 import { exceptionTypeOf, writeExceptionAttributes } from '../core/exception.js';
 import { RateBudget } from '../core/rate-budget.js';
 import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
 
-const SCOPE = '@omcp/instrumentation-mcp';
+const SCOPE_OPTIONS = { schemaUrl: SCHEMA_URL };
 
 const NO_ALLOW_LIST: ReadonlySet<string> = new Set();
 
@@ -58,18 +60,26 @@ export class RetryTelemetry {
   private readonly retries: Counter;
   private readonly exceptionSpanEvents: boolean;
   private readonly logBudget: RateBudget;
+  private readonly logger: ScopeLogger;
 
   constructor(
     private readonly tracerProvider: TracerProvider | undefined,
     meterProvider: MeterProvider | undefined,
-    private readonly loggerProvider?: LoggerProvider,
+    loggerProvider?: LoggerProviderLike,
     exceptionSignal?: 'logs' | 'logs/dup',
     logsPerSecond?: number,
   ) {
     this.exceptionSpanEvents = exceptionSignalOf(exceptionSignal) === 'logs/dup';
     this.logBudget = new RateBudget(logsPerSecond ?? DEFAULT_RATE_PER_SECOND);
+    this.logger = new ScopeLogger(
+      PACKAGE_NAME,
+      PACKAGE_VERSION,
+      SCHEMA_URL,
+      (message) => diag.warn(message),
+      loggerProvider,
+    );
     this.retries = (meterProvider ?? metrics.getMeterProvider())
-      .getMeter(SCOPE)
+      .getMeter(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS)
       .createCounter(METRIC_MCP_TOOL_CALL_RETRIES, {
         unit: '{retry}',
         description: 'Retries of logical tool calls, recorded when the logical call ends.',
@@ -79,7 +89,11 @@ export class RetryTelemetry {
   /** Starts the INTERNAL span `mcp.tool.call {tool}` covering every attempt of a logical call. */
   startCall(toolName: string, parent: Context): Span {
     try {
-      const tracer = (this.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+      const tracer = (this.tracerProvider ?? trace.getTracerProvider()).getTracer(
+        PACKAGE_NAME,
+        PACKAGE_VERSION,
+        SCOPE_OPTIONS,
+      );
       return tracer.startSpan(
         `mcp.tool.call ${toolName}`,
         { kind: SpanKind.INTERNAL, attributes: { [ATTR_GEN_AI_TOOL_NAME]: toolName } },
@@ -159,8 +173,8 @@ export class RetryTelemetry {
     const attributes: Attributes = { [ATTR_GEN_AI_TOOL_NAME]: toolName };
     writeExceptionAttributes(attributes, error, true);
     if (suppressed > 0) attributes[ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS] = suppressed;
-    (this.loggerProvider ?? logs.getLoggerProvider()).getLogger(SCOPE).emit({
-      severityNumber: SeverityNumber.WARN,
+    this.logger.emit({
+      severityNumber: SEVERITY_WARN,
       severityText: 'WARN',
       body: `mcp.tool.call ${toolName} failed with a thrown error`,
       attributes,

@@ -1,5 +1,5 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
-import type { LoggerProvider } from '@opentelemetry/api-logs';
+import type { LoggerProviderLike } from '../core/logs.js';
 import type { TOOL_CALL_OUTCOMES } from '../semconv.js';
 import type {
   ErrorClassifier,
@@ -224,7 +224,7 @@ export interface ToolRetryPolicy {
    * in the call span's context, severity WARN, `exception.*` attributes).
    * @default the global logger provider
    */
-  loggerProvider?: LoggerProvider;
+  loggerProvider?: LoggerProviderLike;
   /**
    * `logs/dup` also records that exception as an `exception` span event (for trace-only
    * backends). @default from `OTEL_SEMCONV_EXCEPTION_SIGNAL_OPT_IN`, else `'logs'`
