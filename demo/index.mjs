@@ -7,12 +7,15 @@
 // With no OTEL_EXPORTER_OTLP_ENDPOINT set, telemetry goes to an embedded receiver that writes
 // .omcp/demo/telemetry.jsonl, and the demo checks every correlationId against the server's
 // spans there. With it set (e.g. after `docker compose up -d`), telemetry goes to your stack.
+// OMCP_DEMO_DIR puts the telemetry and results files elsewhere (the tests use a temporary
+// directory, so a test run never replaces the file a printed lookup command points at).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startReceiver } from './receiver.mjs';
+import { formatTable } from './table.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = (line = '') => process.stdout.write(`${line}\n`);
@@ -51,8 +54,15 @@ if (!existsSync(join(root, 'dist', 'esm', 'cli', 'mcp-failure-proxy.js')))
   fail('the package is not built: run npm run build');
 
 const external = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-const telemetryFile = join(root, '.omcp', 'demo', 'telemetry.jsonl');
-const resultsFile = join(root, '.omcp', 'demo', 'results.json');
+const outDir = resolve(root, process.env.OMCP_DEMO_DIR || join('.omcp', 'demo'));
+const telemetryFile = join(outDir, 'telemetry.jsonl');
+const resultsFile = join(outDir, 'results.json');
+// As `npm run mcp-failures` (run from the package root) reads it: relative inside, else absolute.
+const shownTelemetryFile = (() => {
+  const path = relative(root, telemetryFile);
+  return path.startsWith('..') || isAbsolute(path) ? telemetryFile : path;
+})();
+mkdirSync(outDir, { recursive: true });
 const receiver = external === undefined ? await startReceiver(telemetryFile) : undefined;
 const env = {
   ...process.env,
@@ -70,7 +80,7 @@ const env = {
 };
 
 out(
-  `MCP tool-failure demo: agent -> mcp-failure-proxy -> server (telemetry: ${receiver === undefined ? external : relative(process.cwd(), telemetryFile)})`,
+  `MCP tool-failure demo: agent -> mcp-failure-proxy -> server (telemetry: ${receiver === undefined ? external : shownTelemetryFile})`,
 );
 out();
 const code = await new Promise((resolve) => {
@@ -114,41 +124,9 @@ const serverSpanFor = (row) =>
   );
 
 if (!options.load) {
-  const short = (s, n) => (s === undefined ? '-' : s.length > n ? `${s.slice(0, n - 1)}…` : s);
-  const header = [
-    'tool',
-    'class',
-    'code',
-    'attempts',
-    'outcome',
-    'agent',
-    'agentGuidance',
-    'correlationId',
-    'server span',
-  ];
-  const table = rows.map((r) => [
-    r.tool,
-    r.class ?? '-',
-    r.code ?? '-',
-    String(r.attempts),
-    r.outcome,
-    r.action,
-    short(r.agentGuidance, 44),
-    r.correlationId ?? '-',
-    receiver === undefined
-      ? 'n/a'
-      : r.correlationId === undefined
-        ? '-'
-        : serverSpanFor(r) !== undefined
-          ? 'match'
-          : 'MISSING',
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
-  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
   out();
-  out(line(header));
-  out(line(widths.map((w) => '-'.repeat(w))));
-  for (const row of table) out(line(row));
+  const serverSpan = receiver === undefined ? undefined : (r) => serverSpanFor(r) !== undefined;
+  for (const line of formatTable(rows, { serverSpan })) out(line);
   out();
 }
 
@@ -198,7 +176,7 @@ const sample = rows.find((r) => r.correlationId !== undefined);
 if (receiver !== undefined && sample !== undefined) {
   out();
   out(
-    `Look one up:  npm run mcp-failures -- lookup ${sample.correlationId} --file .omcp/demo/telemetry.jsonl`,
+    `Look one up:  npm run mcp-failures -- lookup ${sample.correlationId} --file ${shownTelemetryFile}`,
   );
 } else if (sample !== undefined) {
   out();

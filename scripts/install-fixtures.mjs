@@ -3,14 +3,18 @@
 // (test/runtimes/): `npm ci` in each folder
 // whose node_modules is missing or older than its package-lock.json. Each fixture has its own lock
 // file with only the MCP SDK (and zod); @opentelemetry/* come from the repository root.
+// First, the programs npm cannot install (Prometheus, for test/observability): system-packages.mjs.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installSystemPackages } from './system-packages.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixtures = join(root, 'test', 'fixtures');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+installSystemPackages();
 
 const folders = readdirSync(fixtures)
   .sort()

@@ -2,19 +2,61 @@
  * The main job, as a reviewer runs it: `npm run demo` (here `node demo/index.mjs` on the build
  * that `npm test` made) must show every class, the retried call, the unretried non-idempotent
  * call, and correlationIds that match server spans; `mcp-failures lookup` must then find one of
- * the printed correlationIds in the local telemetry file.
+ * the printed correlationIds in the local telemetry file. The demo writes to a directory of its
+ * own here (OMCP_DEMO_DIR), so the file a user's earlier `npm run demo` told them to look up in
+ * stays as it was.
  */
 import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
-const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: undefined } as NodeJS.ProcessEnv;
+const COLUMNS = 120;
+
+/** The user's own demo output, as `npm run demo` leaves it. */
+const USER_FILES = ['telemetry.jsonl', 'results.json'].map((f) => join(root, '.omcp', 'demo', f));
+/** Each file's content and modification time, or null where there is none. */
+const snapshot = (): Array<{ content: string; mtimeMs: number } | null> =>
+  USER_FILES.map((file) => {
+    try {
+      return { content: readFileSync(file, 'utf8'), mtimeMs: statSync(file).mtimeMs };
+    } catch {
+      return null;
+    }
+  });
+
+/**
+ * Lines of the demo's own output (stdout: progress, table, checks, the lookup command) longer
+ * than a 120-column terminal shows, with their length.
+ */
+const tooWide = (...outputs: string[]): string[] =>
+  outputs
+    .flatMap((o) => o.split('\n'))
+    .filter((l) => l.length > COLUMNS)
+    .map((l) => `${l.length}: ${l}`);
 
 describe('npm run demo', () => {
   let stdout = '';
+  let env: NodeJS.ProcessEnv;
+  let outDir: string;
+  let before: ReturnType<typeof snapshot>;
+
+  beforeAll(() => {
+    before = snapshot();
+    // Inside the package (as the demo's own folder is), so the printed path is as short.
+    mkdirSync(join(root, '.omcp'), { recursive: true });
+    outDir = mkdtempSync(join(root, '.omcp', 'test-'));
+    env = {
+      ...process.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+      OMCP_DEMO_DIR: outDir,
+    } as NodeJS.ProcessEnv;
+  });
+  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
   it('prints the table, checks every correlationId against the server spans, and exits 0', async () => {
     ({ stdout } = await run(process.execPath, ['demo/index.mjs'], {
@@ -22,6 +64,13 @@ describe('npm run demo', () => {
       env,
       timeout: 120_000,
     }));
+    expect(tooWide(stdout)).toEqual([]);
+    // Every row's correlationId and agentGuidance in full, under the row.
+    expect(stdout.match(/^ +correlationId [0-9a-f]{32} {2}server span: match$/gm)).toHaveLength(10);
+    expect(stdout).toContain(
+      'agentGuidance Tell the user this export needs approval from the data protection officer.',
+    );
+    expect(stdout).not.toContain('…');
     for (const cls of ['capability', 'reliability', 'governance'])
       expect(stdout).toMatch(new RegExp(`\\s${cls}\\s`));
     for (const code of [
@@ -51,6 +100,7 @@ describe('npm run demo', () => {
   it('mcp-failures lookup finds a correlationId the demo printed, in the local file', async () => {
     const id = /npm run mcp-failures -- lookup ([0-9a-f]{32}) --file (\S+)/.exec(stdout);
     expect(id).not.toBeNull();
+    expect(resolve(root, id![2]!)).toBe(join(outDir, 'telemetry.jsonl'));
     const { stdout: chain } = await run(
       process.execPath,
       ['dist/esm/cli/mcp-failures.js', 'lookup', id![1]!, '--file', id![2]!],
@@ -79,6 +129,7 @@ describe('npm run demo', () => {
     expect(out).toMatch(/load: 5s \/ 6s, \d+ calls sent/);
     expect(out).toMatch(/load: \d+ logical calls, \d+ ended in a failure/);
     expect(out).toMatch(/ok {4}every correlationId is the trace ID of its server span/);
+    expect(tooWide(out)).toEqual([]);
   });
 
   it('answers a bad option with one line and exit 2', async () => {
@@ -94,5 +145,9 @@ describe('npm run demo', () => {
       code: 2,
       stderr: expect.stringMatching(/^demo: Unknown option '--bogus'[^\n]*\n$/),
     });
+  });
+
+  it("leaves the user's .omcp/demo files as they were", () => {
+    expect(snapshot()).toEqual(before);
   });
 });
