@@ -14,6 +14,7 @@ import {
 } from '@opentelemetry/api';
 import { Hook as RequireHook } from 'require-in-the-middle';
 import { resolveConfig } from './core/config.js';
+import { NO_ESM_HOOK_WARNING, esmLoaderHookActive } from './core/esm-hook.js';
 import { ScopeLogger, type LoggerProviderLike } from './core/logs.js';
 import { createInstruments, type McpInstruments } from './core/metrics.js';
 import { isRecord } from './core/safe.js';
@@ -42,6 +43,9 @@ const PROTOCOL_METHODS = ['connect', 'request', 'setRequestHandler'];
 const MCP_SERVER_METHODS = ['tool', 'registerTool'];
 
 type ModuleExports = Record<string, unknown>;
+
+/** The ES module loader hook is checked once per process (the first enable of the ESM build). */
+let esmHookChecked = false;
 
 /**
  * OpenTelemetry instrumentation for the MCP TypeScript SDK 1.x (`@modelcontextprotocol/sdk`)
@@ -90,7 +94,9 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
 
   /** Log records go to `loggerProvider` from now on instead of the global provider. */
   override setLoggerProvider(loggerProvider: LoggerProviderLike): void {
-    super.setLoggerProvider(loggerProvider as Parameters<InstrumentationBase['setLoggerProvider']>[0]);
+    super.setLoggerProvider(
+      loggerProvider as Parameters<InstrumentationBase['setLoggerProvider']>[0],
+    );
     this._logs().setProvider(loggerProvider);
   }
 
@@ -151,6 +157,17 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
   override enable(): void {
     super.enable();
     this._off = false;
+    // Only the ES module build runs where `require` is not defined: its application imports,
+    // and an import of the MCP SDK is patched only through the loader hook.
+    if (!esmHookChecked && typeof require === 'undefined') {
+      esmHookChecked = true;
+      void esmLoaderHookActive().then(
+        (active) => {
+          if (active === false) this._diag.warn(NO_ESM_HOOK_WARNING);
+        },
+        () => undefined,
+      );
+    }
     if (this._requireHook === undefined) {
       this._requireHook = new RequireHook(
         [V1_PROTOCOL.cjs, V1_MCP.cjs],

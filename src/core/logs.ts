@@ -50,7 +50,8 @@ export type LogsApiKind = 'api' | 'api-logs' | 'none';
  * exists (a 2.x SDK, whichever copy of api-logs it used), otherwise api 1.10's (its proxy until a
  * provider registers). `undefined` when neither API is there to register with.
  */
-export function globalLoggerProvider(): { provider: LoggerProviderLike; kind: LogsApiKind } | undefined {
+export function globalLoggerProvider():
+  { provider: LoggerProviderLike; kind: LogsApiKind } | undefined {
   const getter = (globalThis as Record<symbol, unknown>)[API_LOGS_GLOBAL];
   if (typeof getter === 'function') {
     const provider = (getter as (version: number) => unknown)(API_LOGS_COMPATIBILITY_VERSION);

@@ -119,7 +119,10 @@ function versionOf(file: string, name: string): string | undefined {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest)) {
       try {
-        const json = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown; version?: unknown };
+        const json = JSON.parse(readFileSync(manifest, 'utf8')) as {
+          name?: unknown;
+          version?: unknown;
+        };
         if (json.name === name && typeof json.version === 'string') return json.version;
       } catch {
         // not a manifest we can read: keep walking up

@@ -1,0 +1,117 @@
+/**
+ * The package as users get it: `npm pack`, then a real `npm install` of the tarball into a fresh
+ * project, run by the npm of the Node.js line under test (so npm picks versions for that Node, as
+ * it does for users). Nothing links into this repository's node_modules: what npm resolves,
+ * nests or leaves out is what the tests see.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ROOT, run, tempDir, type RunResult } from '../observability/helpers.js';
+import type { Runtime } from '../helpers/runtimes.js';
+
+export const NAME = '@omcp/instrumentation-mcp';
+
+/** The tarball and the files it holds. */
+export interface Packed {
+  tarball: string;
+  files: string[];
+}
+
+/** Packs the package (already built by `pretest`); the file list is what npm would publish. */
+export function pack(): Packed {
+  const dir = tempDir('omcp-pack');
+  // --ignore-scripts: the prepack build would replace dist/ under the tests running beside this.
+  const out = execFileSync(
+    'npm',
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
+  const [info] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { tarball: join(dir, info!.filename), files: info!.files.map((f) => f.path) };
+}
+
+/**
+ * The environment a child of `runtime` gets: this process's (certificates, proxies and the like
+ * that npm needs to reach its registry), less what `npm test` and vitest add, with the runtime's
+ * node first on PATH.
+ */
+export function runtimeEnv(runtime: Runtime, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(npm_|VITEST|NODE_OPTIONS$|INIT_CWD$|OTEL_)/i.test(key)) continue;
+    env[key] = value;
+  }
+  env.PATH = `${dirname(runtime.node)}:${process.env.PATH ?? ''}`;
+  return { ...env, ...extra };
+}
+
+/** Runs `npm install` with the runtime's node; throws with npm's output when it fails. */
+export async function npmInstall(
+  runtime: Runtime,
+  cwd: string,
+  args: readonly string[],
+): Promise<RunResult> {
+  const result = await run('npm', ['install', '--no-audit', '--no-fund', ...args], {
+    cwd,
+    env: runtimeEnv(runtime),
+    timeoutMs: 300_000,
+  });
+  if (result.code !== 0)
+    throw new Error(`npm install ${args.join(' ')} failed:\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+/**
+ * A fresh project: the application's own dependencies installed first (`app`), then this
+ * package's tarball added, as a user adds it to an existing project.
+ */
+export async function newProject(
+  runtime: Runtime,
+  packed: Packed,
+  app: readonly string[],
+  options: { prefix?: string; omitOptional?: boolean } = {},
+): Promise<string> {
+  const dir = tempDir(options.prefix ?? `omcp-node${runtime.major}`);
+  writeFileSync(join(dir, 'package.json'), '{ "name": "consumer", "private": true }\n');
+  const omit = options.omitOptional === true ? ['--omit=optional'] : [];
+  if (app.length > 0) await npmInstall(runtime, dir, [...omit, ...app]);
+  await npmInstall(runtime, dir, [...omit, packed.tarball]);
+  return dir;
+}
+
+/** Every installed copy of package `name` in a project: `version` at `path`. */
+export function copiesOf(project: string, name: string): Array<{ version: string; path: string }> {
+  const out: Array<{ version: string; path: string }> = [];
+  const walk = (modules: string): void => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      if (entry.startsWith('.')) continue;
+      const names = entry.startsWith('@')
+        ? readdirSync(join(modules, entry)).map((p) => `${entry}/${p}`)
+        : [entry];
+      for (const pkg of names) {
+        const dir = join(modules, pkg);
+        const manifest = join(dir, 'package.json');
+        if (pkg === name && existsSync(manifest))
+          out.push({
+            version: (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version,
+            path: dir,
+          });
+        walk(join(dir, 'node_modules'));
+      }
+    }
+  };
+  walk(join(project, 'node_modules'));
+  return out;
+}
+
+/** Runs the runtime's node in a project. */
+export function node(
+  runtime: Runtime,
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunResult> {
+  return run(runtime.node, args, { cwd, env: runtimeEnv(runtime, env), timeoutMs: 60_000 });
+}

@@ -1,0 +1,176 @@
+/**
+ * Both OpenTelemetry JS lines, the way users install them: the 2.x line (api 1.9, sdk-node 0.223)
+ * on Node.js 20, the 3.x line (api 1.10, sdk-node 0.301) on Node.js 22 and 24. For each, a fresh
+ * project installs the application's OpenTelemetry packages and the MCP SDK with that Node's npm,
+ * then adds the packed tarball. ES module and CommonJS apps run under a NodeSDK setup file and
+ * under the zero-code entry, exporting over OTLP/HTTP to a receiver on 127.0.0.1: spans, metrics
+ * and the failure log record arrive, and the log record's trace ID is the `correlationId` the
+ * client received.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { runtimes, type Runtime } from '../helpers/runtimes.js';
+import { NO_ESM_HOOK_WARNING } from '../../src/core/esm-hook.js';
+import { SCHEMA_URL } from '../../src/semconv.js';
+import { NAME, copiesOf, newProject, node, pack, type Packed } from './install.js';
+
+/** What each line's application installs before adding this package. */
+const LINES = {
+  '2.x': ['@opentelemetry/api@1.9.1', '@opentelemetry/sdk-node@0.223.0'],
+  '3.x': ['@opentelemetry/api@1.10.0', '@opentelemetry/sdk-node@0.301.0'],
+} as const;
+const MCP_SDK = '@modelcontextprotocol/sdk@1.32.2';
+
+/** The line each Node.js version runs: 3.x needs Node.js >= 22.15. */
+function lineOf(runtime: Runtime): keyof typeof LINES {
+  return runtime.major === 20 ? '2.x' : '3.x';
+}
+
+/** An in-memory call to a tool that throws; prints the failure's correlationId. */
+const CALL = `
+  const server = new McpServer({ name: 's', version: '1' });
+  server.registerTool('boom', {}, async () => { throw new Error('boom'); });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: 'c', version: '1' });
+  await client.connect(a);
+  const r = await client.callTool({ name: 'boom', arguments: {} });
+  console.log('correlationId=' + r._meta['io.modelcontextprotocol/toolFailure'].correlationId);
+  await client.close();
+`;
+
+const APPS = {
+  'app.mjs': `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+${CALL}`,
+  'app.cjs': `const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
+(async () => {${CALL}})();`,
+  // The README's setup, for each module system.
+  'telemetry.mjs': `import { register } from 'node:module';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { McpInstrumentation } from '${NAME}';
+register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+const sdk = new NodeSDK({ instrumentations: [new McpInstrumentation()] });
+sdk.start();
+process.once('beforeExit', () => sdk.shutdown());
+`,
+  'plain.mjs': `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+console.log(typeof Client);
+`,
+  // The same setup with warnings shown, without and with the loader hook.
+  'nohook.mjs': `import { diag, DiagConsoleLogger, DiagLogLevel } from '@opentelemetry/api';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { McpInstrumentation } from '${NAME}';
+diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.WARN);
+if (process.env.WITH_HOOK) (await import('node:module')).register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
+const sdk = new NodeSDK({ instrumentations: [new McpInstrumentation()] });
+sdk.start();
+process.once('beforeExit', () => sdk.shutdown());
+`,
+  'telemetry.cjs': `const { NodeSDK } = require('@opentelemetry/sdk-node');
+const { McpInstrumentation } = require('${NAME}');
+const sdk = new NodeSDK({ instrumentations: [new McpInstrumentation()] });
+sdk.start();
+process.once('beforeExit', () => sdk.shutdown());
+`,
+};
+
+const QUIET = {
+  OTEL_TRACES_EXPORTER: 'console',
+  OTEL_METRICS_EXPORTER: 'none',
+  OTEL_LOGS_EXPORTER: 'none',
+};
+
+const RUNS = [
+  { setup: 'NodeSDK', app: 'app.mjs', args: ['--import', './telemetry.mjs', 'app.mjs'] },
+  { setup: 'NodeSDK', app: 'app.cjs', args: ['--require', './telemetry.cjs', 'app.cjs'] },
+  { setup: 'zero-code', app: 'app.mjs', args: ['--import', `${NAME}/register`, 'app.mjs'] },
+  { setup: 'zero-code', app: 'app.cjs', args: ['--require', `${NAME}/register`, 'app.cjs'] },
+] as const;
+
+let packed: Packed;
+let receiver: OtlpReceiver | undefined;
+
+beforeAll(() => {
+  packed = pack();
+});
+
+afterEach(async () => {
+  await receiver?.close();
+  receiver = undefined;
+});
+
+describe.each(runtimes())('Node.js $major', (runtime) => {
+  const line = lineOf(runtime);
+  let project: string;
+
+  beforeAll(async () => {
+    project = await newProject(runtime, packed, [...LINES[line], MCP_SDK]);
+    for (const [file, text] of Object.entries(APPS)) writeFileSync(join(project, file), text);
+  }, 400_000);
+
+  it(`shares the application's @opentelemetry/api and instrumentation (OpenTelemetry JS ${line})`, () => {
+    const api = copiesOf(project, '@opentelemetry/api');
+    expect(api.map((c) => c.version)).toEqual([LINES[line][0].split('@')[2]]);
+    expect(copiesOf(project, '@opentelemetry/instrumentation')).toHaveLength(1);
+    // The logs API is never a private copy of this package's own.
+    const own = join(project, 'node_modules', NAME, 'node_modules');
+    for (const name of ['@opentelemetry/api', '@opentelemetry/api-logs'])
+      expect(copiesOf(project, name).filter((c) => c.path.startsWith(own))).toEqual([]);
+  });
+
+  it('an ES module app without the loader hook is told once what to add', async () => {
+    const without = await node(runtime, project, ['--import', './nohook.mjs', 'plain.mjs'], QUIET);
+    expect(without.code, without.stderr).toBe(0);
+    expect(without.stderr.split(NO_ESM_HOOK_WARNING).length - 1, without.stderr).toBe(1);
+    const withHook = await node(runtime, project, ['--import', './nohook.mjs', 'plain.mjs'], {
+      ...QUIET,
+      WITH_HOOK: '1',
+    });
+    expect(withHook.code, withHook.stderr).toBe(0);
+    expect(withHook.stderr).not.toContain(NO_ESM_HOOK_WARNING);
+  });
+
+  it.each(RUNS)(
+    `OpenTelemetry JS ${line}, $setup setup, $app: spans, metrics and the failure log record arrive`,
+    async ({ setup, args }) => {
+      receiver = await startOtlpReceiver();
+      const result = await node(runtime, project, args, {
+        OTEL_SERVICE_NAME: 'pack-lines',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_METRICS_EXPORTER: 'otlp',
+        OTEL_LOGS_EXPORTER: 'otlp',
+        OTEL_METRIC_EXPORT_INTERVAL: '60000',
+      });
+      expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
+      const id = /correlationId=([0-9a-f]{32})/.exec(result.stdout)?.[1];
+      expect(id, result.stdout).toBeDefined();
+      if (setup === 'zero-code')
+        expect(result.stderr).toContain(`telemetry started: OpenTelemetry JS ${line} `);
+
+      const r = receiver;
+      await r.waitFor((spans) => spans.some((s) => s.name === 'tools/call boom' && s.kind === 2));
+      const calls = r.spans.filter((s) => s.name === 'tools/call boom');
+      expect(calls.map((s) => s.kind).sort()).toEqual([2, 3]);
+      for (const span of calls) expect(span.traceId).toBe(id);
+      expect(r.traceBodies.join('')).toContain(`"schemaUrl":"${SCHEMA_URL}"`);
+
+      const metrics = r.metricBodies.join('');
+      expect(metrics).toContain('"mcp.server.operation.duration"');
+      expect(metrics).toContain('"mcp.server.tool.failures"');
+
+      const record = r.logs.find((l) => l.traceId === id);
+      expect(record, JSON.stringify(r.logs)).toBeDefined();
+      expect(record!.attributes['exception.type']).toBe('Error');
+      expect(record!.attributes['mcp.tool.failure.correlation_id']).toBe(id);
+    },
+    60_000,
+  );
+});
