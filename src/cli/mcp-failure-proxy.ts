@@ -26,7 +26,7 @@ async function startTelemetryIfConfigured(): Promise<void> {
     const script = realpathSync(process.argv[1] ?? '.');
     register('@opentelemetry/instrumentation/hook.mjs', pathToFileURL(script).href);
     const { startTelemetry } = await import('../register/start.js');
-    startTelemetry([script]);
+    startTelemetry([script], 'mcp-failure-proxy');
   } catch (error) {
     process.stderr.write(
       `mcp-failure-proxy: telemetry not started: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -206,10 +206,8 @@ function warn(message: string): void {
   process.stderr.write(`@omcp/instrumentation-mcp: ${message}\n`);
 }
 
-/** The line the zero-code entry prints to say what it did. */
-function notice(message: string): void {
-  process.stderr.write(`@omcp/instrumentation-mcp/register: ${message}\n`);
-}
+/** Who says what the zero-code entry did: the entry itself unless a CLI starts it. */
+const ENTRY = '@omcp/instrumentation-mcp/register';
 
 /** Whether `apiVersion` fits the line: 3.x needs `@opentelemetry/api` 1.10, 2.x takes 1.9 too. */
 function apiFits(sdk: SdkLine): boolean {
@@ -223,12 +221,18 @@ function apiFits(sdk: SdkLine): boolean {
  * traces, metrics and logs by default) with `McpInstrumentation` enabled, and flushes it when
  * the process ends normally or on SIGTERM / SIGINT. Used by the `register` entry points, which
  * pass their own path in `from` (where this package's optional sdk-node resolves). Says in one
- * line on stderr which OpenTelemetry JS line it started. Without sdk-node, the instrumentation
+ * line on stderr, as `speaker`, which OpenTelemetry JS line it started. Without sdk-node, the instrumentation
  * still runs (a thrown `ToolFailureError` still becomes its failure object), nothing is
  * exported, and one line says so. The OTLP trace exporter gets a concurrency limit
  * ({@link traceExporterFromEnv}).
  */
-export function startTelemetry(from: readonly string[] = []): NodeSDK | undefined {
+export function startTelemetry(
+  from: readonly string[] = [],
+  speaker: string = ENTRY,
+): NodeSDK | undefined {
+  const notice = (message: string): void => {
+    process.stderr.write(`${speaker}: ${message}\n`);
+  };
   if (started !== undefined) return started;
   if (process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   let sdkLine: SdkLine;

@@ -1,77 +1,32 @@
 /**
- * The package as npm publishes it: `npm pack`, unpacked into a fresh project's node_modules, and
- * used from there the ways the README says: ES module import, CommonJS require, the zero-code
- * entry with `--import` and `--require`, the CLI, the JSON Schema, and the TypeScript types under
- * `nodenext` resolution. What the repository's own tests cannot see: a file missing from
- * `files`, an `exports` target that is not shipped, a source map pointing at nothing.
+ * The package as npm publishes it, installed for real (`npm install` of the packed tarball into a
+ * fresh project on Node.js 20 with the 2.x line beside it) and used from there the ways the README
+ * says: ES module import, CommonJS require, the zero-code entry with `--import` and `--require`,
+ * the CLI, the JSON Schema, and the TypeScript types under `nodenext` resolution; and installed
+ * with `--omit=optional`. What the repository's own tests cannot see: a file missing from
+ * `files`, an `exports` target that is not shipped, a source map pointing at nothing, a
+ * dependency npm nests. Telemetry on each OpenTelemetry JS line: lines.test.ts.
  */
-import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  realpathSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, run, tempDir } from '../observability/helpers.js';
+import { ROOT } from '../observability/helpers.js';
+import { runtimes, type Runtime } from '../helpers/runtimes.js';
+import { NAME, copiesOf, newProject, node as runNode, pack, type Packed } from './install.js';
 
-const NAME = '@omcp/instrumentation-mcp';
+const APP_DEPENDENCIES = [
+  '@opentelemetry/api@1.9.1',
+  '@opentelemetry/sdk-node@0.223.0',
+  '@modelcontextprotocol/sdk@1.32.2',
+];
+let runtime: Runtime;
 let project: string;
-let packed: string[];
+let packed: Packed;
 
-let tarball: string;
-
-/** Packs the package once; the file list is what npm would publish. */
-function pack(): void {
-  const dir = tempDir('omcp-pack');
-  // --ignore-scripts: the prepack build would replace dist/ under the tests running beside this.
-  const out = execFileSync(
-    'npm',
-    ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-    },
-  );
-  const [info] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  packed = info!.files.map((f) => f.path);
-  tarball = join(dir, info!.filename);
-}
-
-/**
- * A fresh project with the tarball installed and the repository's dependencies linked, as npm
- * would have put them; `omit` leaves packages out (as `npm install --omit=optional` does).
- */
-function newProject(omit: readonly string[] = []): string {
-  const dir = tempDir('omcp-consumer');
-  const modules = join(dir, 'node_modules');
-  const target = join(modules, NAME);
-  mkdirSync(target, { recursive: true });
-  execFileSync('tar', ['-xzf', tarball, '-C', target, '--strip-components=1']);
-  const from = join(ROOT, 'node_modules');
-  const link = (name: string): void => {
-    if (!omit.includes(name) && !existsSync(join(modules, name)))
-      symlinkSync(realpathSync(join(from, name)), join(modules, name), 'dir');
-  };
-  for (const entry of readdirSync(from)) {
-    if (entry.startsWith('.')) continue;
-    if (!entry.startsWith('@')) link(entry);
-    else {
-      mkdirSync(join(modules, entry), { recursive: true });
-      for (const pkg of readdirSync(join(from, entry))) link(`${entry}/${pkg}`);
-    }
-  }
-  writeFileSync(join(dir, 'package.json'), '{ "name": "consumer", "private": true }\n');
-  return dir;
-}
-
-function setUpProject(): void {
-  pack();
-  project = newProject();
+async function setUpProject(): Promise<void> {
+  runtime = runtimes()[0]!;
+  packed = pack();
+  project = await newProject(runtime, packed, APP_DEPENDENCIES);
 }
 
 /** Runs node in a project; fails the test on a non-zero exit, with what it printed. */
@@ -79,11 +34,9 @@ async function node(
   args: string[],
   env: NodeJS.ProcessEnv = {},
   cwd: string = project,
+  on: Runtime = runtime,
 ): Promise<{ stdout: string; stderr: string }> {
-  const result = await run(process.execPath, args, {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-  });
+  const result = await runNode(on, cwd, args, env);
   expect(result.code, `${args.join(' ')}\n${result.stdout}\n${result.stderr}`).toBe(0);
   return result;
 }
@@ -118,6 +71,21 @@ const CALL = (imports: string) => `
   console.log('correlationId=' + r._meta['io.modelcontextprotocol/toolFailure'].correlationId);
   await client.close();
 `;
+/** A call to a tool that throws `ToolFailureError`; prints the failure's class and code. */
+const CALL_FAILING = (errorClass: string): string => `
+  const server = new McpServer({ name: 's', version: '1' });
+  server.registerTool('t', {}, async () => {
+    throw new ${errorClass}({ class: 'governance', code: 'permission_denied' });
+  });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(b);
+  const client = new Client({ name: 'c', version: '1' });
+  await client.connect(a);
+  const r = await client.callTool({ name: 't', arguments: {} });
+  const f = r._meta?.['io.modelcontextprotocol/toolFailure'];
+  console.log(JSON.stringify({ class: f?.class, code: f?.code }));
+  await client.close();
+`;
 const ZERO_CODE_ENV = {
   OTEL_TRACES_EXPORTER: 'console',
   OTEL_METRICS_EXPORTER: 'none',
@@ -126,7 +94,7 @@ const ZERO_CODE_ENV = {
 };
 
 describe('the packed package, installed in a fresh project', () => {
-  beforeAll(setUpProject, 120_000);
+  beforeAll(setUpProject, 400_000);
 
   it('ships every file its manifest points at, the sources its maps name, and no tests', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -137,17 +105,17 @@ describe('the packed package, installed in a fresh project', () => {
     };
     walk(manifest.exports);
     walk(manifest.bin);
-    for (const t of targets) expect(packed, t).toContain(t.replace(/^\.\//, ''));
-    expect(packed).toContain('README.md');
-    expect(packed.filter((p) => /^(test|bench|demo|scripts|\.ci)\//.test(p))).toEqual([]);
+    for (const t of targets) expect(packed.files, t).toContain(t.replace(/^\.\//, ''));
+    expect(packed.files).toContain('README.md');
+    expect(packed.files.filter((p) => /^(test|bench|demo|scripts|\.ci)\//.test(p))).toEqual([]);
     // Every source a shipped source map names is shipped too.
-    for (const map of packed.filter((p) => p.endsWith('.js.map'))) {
+    for (const map of packed.files.filter((p) => p.endsWith('.js.map'))) {
       const { sources } = JSON.parse(
         readFileSync(join(project, 'node_modules', NAME, map), 'utf8'),
       );
       for (const source of sources as string[]) {
         const path = join(map, '..', source);
-        expect(packed, `${map} -> ${source}`).toContain(path);
+        expect(packed.files, `${map} -> ${source}`).toContain(path);
       }
     }
   });
@@ -191,21 +159,51 @@ describe('the packed package, installed in a fresh project', () => {
     }
   });
 
-  it('without its optional dependencies, the zero-code entry says so in one line and the app runs', async () => {
-    const lean = newProject(['@opentelemetry/sdk-node']);
-    writeFileSync(join(lean, 'app.mjs'), "console.log('app ran');\n");
-    writeFileSync(join(lean, 'app.cjs'), "console.log('app ran');\n");
-    for (const [flag, app] of [
-      ['--import', 'app.mjs'],
-      ['--require', 'app.cjs'],
-    ] as const) {
-      const { stdout, stderr } = await node([flag, `${NAME}/register`, app], ZERO_CODE_ENV, lean);
-      expect(stdout.trim()).toBe('app ran');
-      expect(stderr).toBe(
-        '@omcp/instrumentation-mcp/register: telemetry not started: @opentelemetry/sdk-node is not installed (the zero-code entry needs the optional dependencies: npm install @opentelemetry/sdk-node)\n',
+  it.each([20, 24])(
+    'installed with --omit=optional on Node.js %i: one line names what is missing and what is off, and failure objects still work',
+    async (major) => {
+      const on = runtimes().find((r) => r.major === major)!;
+      const api = major === 20 ? '@opentelemetry/api@1.9.1' : '@opentelemetry/api@1.10.0';
+      const lean = await newProject(on, packed, [api, '@modelcontextprotocol/sdk@1.32.2'], {
+        prefix: 'omcp-lean',
+        omitOptional: true,
+      });
+      expect(copiesOf(lean, '@opentelemetry/sdk-node')).toEqual([]);
+      const call = CALL_FAILING('ToolFailureError');
+      writeFileSync(
+        join(lean, 'app.mjs'),
+        `import { ToolFailureError } from '${NAME}';
+  import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+  import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+  import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+  ${call}`,
       );
-    }
-  });
+      writeFileSync(
+        join(lean, 'app.cjs'),
+        `const { ToolFailureError } = require('${NAME}');
+  const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
+  const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+  const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
+  (async () => {${call}})();`,
+      );
+      for (const [flag, app] of [
+        ['--import', 'app.mjs'],
+        ['--require', 'app.cjs'],
+      ] as const) {
+        const { stdout, stderr } = await node(
+          [flag, `${NAME}/register`, app],
+          ZERO_CODE_ENV,
+          lean,
+          on,
+        );
+        expect(JSON.parse(stdout)).toEqual({ class: 'governance', code: 'permission_denied' });
+        expect(stderr).toBe(
+          '@omcp/instrumentation-mcp/register: @opentelemetry/sdk-node is not installed (npm install --omit=optional leaves it out): no spans, metrics or log records are exported; tool failures still get their failure objects. To export them: npm install @opentelemetry/sdk-node\n',
+        );
+      }
+    },
+    400_000,
+  );
 
   it('runs its CLI and resolves its JSON Schema', async () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
