@@ -20,7 +20,7 @@ import { createInstruments, type McpInstruments } from './core/metrics.js';
 import { isRecord } from './core/safe.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
 import { instrumentClientWith, instrumentServerWith } from './manual.js';
-import { patchMcpServerPrototype, patchProtocolPrototype, type Wrap } from './patches/protocol.js';
+import { patchMcpServer, patchProtocol, type Wrap } from './patches/protocol.js';
 import { SCHEMA_URL } from './semconv.js';
 import type { McpInstrumentationConfig } from './types.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
@@ -240,14 +240,14 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
 
   private _patchV1Protocol(exports: ModuleExports): ModuleExports {
     this._patchClassPrototype(exports.Protocol, PROTOCOL_METHODS, (proto, wrap) =>
-      patchProtocolPrototype(proto, this._telemetry(), wrap),
+      patchProtocol(proto, this._telemetry(), wrap),
     );
     return exports;
   }
 
   private _patchV1McpServer(exports: ModuleExports): ModuleExports {
     this._patchClassPrototype(exports.McpServer, MCP_SERVER_METHODS, (proto, wrap) =>
-      patchMcpServerPrototype(proto, wrap),
+      patchMcpServer(proto, wrap),
     );
     return exports;
   }
@@ -260,13 +260,13 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
         const proto: unknown = Object.getPrototypeOf((cls as { prototype: object }).prototype);
         if (isRecord(proto) && typeof proto.request === 'function') {
           this._patchPrototype(proto, PROTOCOL_METHODS, (p, wrap) =>
-            patchProtocolPrototype(p, this._telemetry(), wrap),
+            patchProtocol(p, this._telemetry(), wrap),
           );
         }
       }
     }
     this._patchClassPrototype(exports.McpServer, MCP_SERVER_METHODS, (proto, wrap) =>
-      patchMcpServerPrototype(proto, wrap),
+      patchMcpServer(proto, wrap),
     );
     return exports;
   }

@@ -1,15 +1,20 @@
-import { traceOutgoingRequest, type RequestFn } from './core/client.js';
 import { wrapRequestHandler, wrapToolCallback } from './core/server.js';
 import { isRecord } from './core/safe.js';
 import type { TelemetrySource } from './internal-types.js';
-import { tapConnected, wrapLastHandler } from './patches/protocol.js';
+import {
+  patchMcpServer,
+  patchProtocol,
+  tapConnected,
+  wrapOwn,
+  wrapRegisteredTool,
+} from './patches/protocol.js';
 
 const MANUAL = Symbol.for('omcp.mcp.manual');
 type AnyFn = (this: unknown, ...args: unknown[]) => unknown;
 
 /**
- * Instruments one client-side protocol object in place: its own `request` and `connect`
- * shadow the prototype's, and a connection already made is tapped now.
+ * Instruments one client-side protocol object in place: the prototype patches applied to the
+ * object itself, and a connection already made is tapped now.
  */
 export function instrumentClientWith<T extends object>(source: TelemetrySource, client: T): T {
   try {
@@ -40,33 +45,19 @@ export function instrumentServerWith<T extends object>(source: TelemetrySource, 
   return server;
 }
 
-function instrumentProtocolInstance(source: TelemetrySource, target: object): void {
-  const record = target as Record<string | symbol, unknown>;
-  if (record[MANUAL] === true) return;
+/** Marks `target` instrumented; false when it already was. */
+function mark(target: object): boolean {
+  const record = target as Record<symbol, unknown>;
+  if (record[MANUAL] === true) return false;
   record[MANUAL] = true;
-  const request = record.request;
-  if (typeof request === 'function') {
-    record.request = function (this: unknown, req: unknown, ...rest: unknown[]): unknown {
-      if (!source.active() || typeof this !== 'object' || this === null)
-        return (request as AnyFn).call(this, req, ...rest);
-      return traceOutgoingRequest(source, this, request as RequestFn, req, rest);
-    };
-  }
-  const connect = record.connect;
-  if (typeof connect === 'function') {
-    record.connect = function (this: unknown, ...args: unknown[]): unknown {
-      const out = (connect as AnyFn).apply(this, args);
-      if (source.active()) tapConnected(source, this, args[0]);
-      return out;
-    };
-  }
-  const setRequestHandler = record.setRequestHandler;
-  if (typeof setRequestHandler === 'function') {
-    record.setRequestHandler = function (this: unknown, ...args: unknown[]): unknown {
-      return (setRequestHandler as AnyFn).apply(this, wrapLastHandler(source, args));
-    };
-  }
-  // Handlers registered before instrumenting live in the protocol's handler map.
+  return true;
+}
+
+function instrumentProtocolInstance(source: TelemetrySource, target: object): void {
+  if (!mark(target)) return;
+  patchProtocol(target, source, wrapOwn);
+  // What the object already has: handlers registered before, a transport connected before.
+  const record = target as Record<string, unknown>;
   const handlers = record._requestHandlers;
   if (handlers instanceof Map) {
     for (const [method, handler] of handlers) {
@@ -77,26 +68,20 @@ function instrumentProtocolInstance(source: TelemetrySource, target: object): vo
   if (isRecord(record._transport)) tapConnected(source, target, record._transport);
 }
 
-function instrumentMcpServerInstance(server: Record<string | symbol, unknown>): void {
-  if (server[MANUAL] === true) return;
-  server[MANUAL] = true;
-  const tools = server._registeredTools as Record<string, unknown>;
-  for (const tool of Object.values(tools)) wrapRegisteredToolCallback(tool);
-  for (const name of ['tool', 'registerTool']) {
-    const original = server[name];
-    if (typeof original !== 'function') continue;
-    server[name] = function (this: unknown, ...args: unknown[]): unknown {
-      const out = (original as AnyFn).apply(this, args);
-      wrapRegisteredToolCallback(out);
-      return out;
-    };
+function instrumentMcpServerInstance(server: Record<string, unknown>): void {
+  if (!mark(server)) return;
+  patchMcpServer(server, wrapOwn);
+  // Tools registered before: their callbacks, and what update() will give them.
+  for (const tool of Object.values(server._registeredTools as Record<string, unknown>)) {
+    wrapRegisteredToolCallback(tool);
+    wrapRegisteredTool(tool);
   }
 }
 
 /**
- * Wraps the callback fields of a registered tool: `callback` (older 1.x), `handler` (newer
- * 1.x, read on every call) and `executor` (2.x, a closure over the handler built at registration,
- * which is what 2.x calls).
+ * Wraps the callback fields of a tool registered before instrumenting: `callback` (older 1.x),
+ * `handler` (newer 1.x, read on every call) and `executor` (2.x, a closure over the handler
+ * built at registration, which is what 2.x calls).
  */
 function wrapRegisteredToolCallback(tool: unknown): void {
   if (!isRecord(tool)) return;

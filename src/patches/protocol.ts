@@ -4,16 +4,28 @@ import { tapTransport, wrapRequestHandler, wrapToolCallback } from '../core/serv
 import { isRecord } from '../core/safe.js';
 
 type AnyFn = (this: unknown, ...args: unknown[]) => unknown;
-/** How a patch replaces one method; the instrumentation supplies shimmer's `_wrap`. */
+/**
+ * How a patch replaces one method: on a prototype (auto mode) the instrumentation supplies
+ * shimmer's `_wrap`; on one object (manual mode) {@link wrapOwn} shadows the method with an own
+ * property. The same patches run through either, so the two modes cannot drift apart.
+ */
 export type Wrap = (target: object, name: string, wrapper: (original: AnyFn) => AnyFn) => void;
 
+/** The {@link Wrap} of manual mode: an own property over the inherited method. */
+export const wrapOwn: Wrap = (target, name, wrapper) => {
+  const record = target as Record<string, unknown>;
+  const original = record[name];
+  if (typeof original === 'function') record[name] = wrapper(original as AnyFn);
+};
+
 /**
- * The three patches of an MCP `Protocol` (SDK 1.x and 2.x have the same shape):
+ * The three patches of an MCP `Protocol` (SDK 1.x and 2.x have the same shape), on a prototype
+ * or on one object:
  * `connect` taps the transport for server spans, `request` makes client spans and
  * propagates context, `setRequestHandler` notes thrown errors. Each falls back to the
  * original on any instrumentation failure.
  */
-export function patchProtocolPrototype(proto: object, source: TelemetrySource, wrap: Wrap): void {
+export function patchProtocol(proto: object, source: TelemetrySource, wrap: Wrap): void {
   wrap(
     proto,
     'connect',
@@ -45,8 +57,11 @@ export function patchProtocolPrototype(proto: object, source: TelemetrySource, w
   );
 }
 
-/** The two patches of `McpServer`: tool callbacks registered through it note what they throw. */
-export function patchMcpServerPrototype(proto: object, wrap: Wrap): void {
+/**
+ * The two patches of `McpServer` (prototype or object): tool callbacks registered through it,
+ * and those given later to the registered tool's `update({ callback })`, note what they throw.
+ */
+export function patchMcpServer(proto: object, wrap: Wrap): void {
   for (const name of ['tool', 'registerTool']) {
     if (typeof (proto as Record<string, unknown>)[name] !== 'function') continue;
     wrap(
@@ -89,7 +104,7 @@ function wrapLastCallback(args: unknown[]): unknown[] {
 }
 
 /** A registered tool's `update({ callback })` must keep the error capture. */
-function wrapRegisteredTool(registered: unknown): unknown {
+export function wrapRegisteredTool(registered: unknown): unknown {
   if (!isRecord(registered) || typeof registered.update !== 'function') return registered;
   const update = registered.update as AnyFn;
   registered.update = function (this: unknown, updates: unknown): unknown {

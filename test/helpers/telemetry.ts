@@ -47,8 +47,14 @@ export interface TestTelemetry {
 
 let current: TestTelemetry | undefined;
 
-/** Sets up tracing, metrics and logs once per test file and patches the SDK 1.x modules loaded here. */
-export function setupTelemetry(config: McpInstrumentationConfig = {}): TestTelemetry {
+/**
+ * Sets up tracing, metrics and logs once per test file and patches the SDK 1.x modules loaded
+ * here (`patch: false` leaves them alone, for tests of manual mode).
+ */
+export function setupTelemetry(
+  config: McpInstrumentationConfig = {},
+  { patch = true }: { patch?: boolean } = {},
+): TestTelemetry {
   if (current !== undefined) {
     current.instrumentation.setConfig(config);
     return current;
@@ -79,7 +85,7 @@ export function setupTelemetry(config: McpInstrumentationConfig = {}): TestTelem
   const instrumentation = new McpInstrumentation(config);
   instrumentation.setMeterProvider(meterProvider);
   instrumentation.setLoggerProvider(loggerProvider);
-  instrumentation._patchLoaded({ v1Protocol, v1Mcp });
+  if (patch) instrumentation._patchLoaded({ v1Protocol, v1Mcp });
 
   current = {
     spans,
