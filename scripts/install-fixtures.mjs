@@ -1,8 +1,9 @@
-// Installs the version-matrix fixtures (test/fixtures/sdk-*/), the benchmark's peer
+// Installs the version-matrix fixtures (test/fixtures/sdk-*/ and otel-*/), the benchmark's peer
 // instrumentations (bench/peers/, run by the benchmark's smoke test) and Node.js 22 and 24
 // (test/runtimes/): `npm ci` in each folder
-// whose node_modules is missing or older than its package-lock.json. Each fixture has its own lock
-// file with only the MCP SDK (and zod); @opentelemetry/* come from the repository root.
+// whose node_modules is missing or older than its package-lock.json. Each sdk-* fixture has its own
+// lock file with only the MCP SDK (and zod); @opentelemetry/* come from the repository root, or for
+// the OpenTelemetry JS 3.x line from test/fixtures/otel-3.x/ (otel-2.x/ has no lock file).
 // First, the programs npm cannot install (Prometheus, for test/observability): system-packages.mjs.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -18,7 +19,7 @@ installSystemPackages();
 
 const folders = readdirSync(fixtures)
   .sort()
-  .filter((name) => name.startsWith('sdk-'))
+  .filter((name) => name.startsWith('sdk-') || name.startsWith('otel-'))
   .map((name) => join(fixtures, name));
 folders.push(join(root, 'bench', 'peers'), join(root, 'test', 'runtimes'));
 

@@ -17,6 +17,91 @@ export interface Fixture {
   packages: string[];
 }
 
+/** An OpenTelemetry JS line: `test/fixtures/otel-<line>/`, and the tree its packages come from. */
+export interface OtelLine {
+  /** `2.x` or `3.x`. */
+  name: '2.x' | '3.x';
+  /** The line's folder: its `otel.cjs` and `otel.mjs` resolve the line's packages from there. */
+  dir: string;
+  /** The `node_modules` holding the line's `@opentelemetry/*`. */
+  nodeModules: string;
+  /** Pinned version of `@opentelemetry/api`. */
+  api: string;
+  /** Pinned versions by name: api, the trace SDK, sdk-node, instrumentation. */
+  pinned: Record<string, string>;
+}
+
+/** A Node.js major and the OpenTelemetry JS line the matrix runs on it. */
+export interface Platform {
+  node: 20 | 24;
+  line: OtelLine;
+}
+
+function dependencies(manifest: string): Record<string, string> {
+  const json = JSON.parse(readFileSync(manifest, 'utf8')) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  // The repository pins its devDependencies; its dependencies are ranges.
+  return { ...json.dependencies, ...json.devDependencies };
+}
+
+function otelLine(
+  name: OtelLine['name'],
+  manifest: string,
+  nodeModules: string,
+  traceSdk: string,
+): OtelLine {
+  const deps = dependencies(manifest);
+  const pinned = (pkg: string): string => {
+    const version = deps[pkg];
+    if (version === undefined || !/^\d+\.\d+\.\d+$/.test(version))
+      throw new Error(`${manifest} does not pin ${pkg} (${String(version)})`);
+    return version;
+  };
+  const names = [
+    '@opentelemetry/api',
+    traceSdk,
+    '@opentelemetry/sdk-node',
+    '@opentelemetry/instrumentation',
+  ];
+  return {
+    name,
+    dir: join(FIXTURES_DIR, `otel-${name}`),
+    nodeModules,
+    api: pinned('@opentelemetry/api'),
+    pinned: Object.fromEntries(names.map((n) => [n, pinned(n)])),
+  };
+}
+
+/**
+ * Node.js 20 with the 2.x line (the repository's own devDependencies) and Node.js 24 with the
+ * 3.x line (test/fixtures/otel-3.x/, which needs Node.js >= 22.15).
+ */
+export function platforms(): Platform[] {
+  const otel3 = join(FIXTURES_DIR, 'otel-3.x');
+  return [
+    {
+      node: 20,
+      line: otelLine(
+        '2.x',
+        join(ROOT, 'package.json'),
+        join(ROOT, 'node_modules'),
+        '@opentelemetry/sdk-trace-node',
+      ),
+    },
+    {
+      node: 24,
+      line: otelLine(
+        '3.x',
+        join(otel3, 'package.json'),
+        join(otel3, 'node_modules'),
+        '@opentelemetry/sdk-trace',
+      ),
+    },
+  ];
+}
+
 export const MODULE_SYSTEMS = ['cjs', 'esm'] as const;
 export const MODES = ['auto', 'register', 'manual'] as const;
 export const SERVER_APIS = ['McpServer', 'Server'] as const;
@@ -28,6 +113,7 @@ export type Transport = 'inmemory' | 'stdio';
 /** One child-process run of a fixture app. */
 export interface MatrixCase {
   fixture: Fixture;
+  platform: Platform;
   moduleSystem: ModuleSystem;
   mode: Mode;
   api: ServerApi;
@@ -74,9 +160,10 @@ export function listFixtures(): Fixture[] {
 
 /**
  * Every fixture under both module systems, the three modes and both server APIs over the
- * in-memory transport, plus one stdio run (two processes) per fixture and module system.
+ * in-memory transport, plus one stdio run (two processes) per fixture and module system; the
+ * same on every platform.
  */
-export function matrixCases(fixture: Fixture): MatrixCase[] {
+export function matrixCases(fixture: Fixture, platform: Platform): MatrixCase[] {
   const out: MatrixCase[] = [];
   const add = (
     moduleSystem: ModuleSystem,
@@ -86,6 +173,7 @@ export function matrixCases(fixture: Fixture): MatrixCase[] {
   ): void => {
     out.push({
       fixture,
+      platform,
       moduleSystem,
       mode,
       api,

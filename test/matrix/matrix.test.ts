@@ -1,11 +1,22 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_NAME } from '../../src/version.js';
 import { TOOL_FAILURE_META_KEY } from '../../src/tool-failure/constants.js';
-import { FIXTURES_DIR, ROOT, listFixtures, matrixCases, type MatrixCase } from './cases.js';
+import { runtimes } from '../helpers/runtimes.js';
+import {
+  FIXTURES_DIR,
+  ROOT,
+  listFixtures,
+  matrixCases,
+  platforms,
+  type Fixture,
+  type MatrixCase,
+  type OtelLine,
+  type Platform,
+} from './cases.js';
 import {
   OtlpReceiver,
   SPAN_KIND_CLIENT,
@@ -16,8 +27,28 @@ import {
 /**
  * The version matrix: every fixture SDK (test/fixtures/sdk-<version>/, installed by
  * scripts/install-fixtures.mjs) under CommonJS and ES modules, in the three ways of enabling
- * the instrumentation, with McpServer and the low-level Server. Each case is a child process
- * whose client calls a failing and a succeeding tool; spans reach the test over OTLP/HTTP JSON.
+ * the instrumentation, with McpServer and the low-level Server, on two platforms: Node.js 20
+ * with the OpenTelemetry JS 2.x line and Node.js 24 with the 3.x line. Each case is a child
+ * process whose client calls a failing and a succeeding tool; spans reach the test over
+ * OTLP/HTTP JSON.
+ *
+ * Where OpenTelemetry comes from. A line is a folder test/fixtures/otel-<line>/ whose otel.cjs
+ * and otel.mjs (the tracer provider setup, registerInstrumentations, the loader hook) resolve
+ * the line's packages from there, and a copy of this package that resolves the same ones:
+ * - 2.x: the repository's own devDependencies. otel-2.x/ has no node_modules, so it resolves
+ *   from the repository root, and the package is the repository itself (dist/, register/).
+ * - 3.x: otel-3.x/ pins the line (api 1.10, sdk-trace 3.1, sdk-node and instrumentation 0.301)
+ *   in its own package-lock.json, one copy of each. The package cannot run from the
+ *   repository there (its dist/ would resolve the root's api 1.9), so beforeAll copies the
+ *   files it ships (package.json `files`) into a fresh folder in otel-3.x/node_modules, where
+ *   its imports resolve exactly as an installed package's do; each test run has its own copy
+ *   (concurrent runs never share one) and removes it afterwards. No link into the repository.
+ * The MCP SDK still comes from each sdk-<version>/ fixture. The child learns both places from
+ * MATRIX_OTEL_DIR and MATRIX_PACKAGE_DIR (matrix-shared/line.cjs) and runs with its working
+ * directory in the line's folder, where the register entry looks for sdk-node first. Each run
+ * reports every @opentelemetry/* package it required: all of them must be from the line's
+ * tree, with one @opentelemetry/api, the one the package resolves, owning the global registry
+ * at the line's version.
  */
 
 const CHILD_TIMEOUT_MS = 30_000;
@@ -25,14 +56,20 @@ const CONCURRENCY = Math.max(
   1,
   Number(process.env.MATRIX_CONCURRENCY) || Math.min(2, availableParallelism()),
 );
-const ROOT_OTEL_API = join(ROOT, 'node_modules', '@opentelemetry', 'api');
 const HEX32 = /^[0-9a-f]{32}$/;
+const NODE = new Map(runtimes().map((r) => [r.major, r.node]));
 
 /** What a fixture app prints as its last stdout line. */
 interface AppReport {
   sdk: { name: string; version: string; dir: string } | undefined;
   patched: { client: boolean; server: boolean };
-  otelApi: { loaded: string[]; fromFixture: string | undefined; registryVersion: string };
+  otel: {
+    /** Folder to version. */
+    packages: Record<string, string>;
+    loaded: string[];
+    fromPackage: string | undefined;
+    registryVersion: string;
+  };
   results: {
     fail: { isError?: boolean; _meta?: Record<string, unknown> };
     ok: { isError?: boolean; _meta?: Record<string, unknown> };
@@ -54,6 +91,34 @@ async function limited<T>(task: () => Promise<T>): Promise<T> {
   }
 }
 
+/** This package's root for each line: the repository, or the run's copy in the line's tree. */
+const packageDirs = new Map<OtelLine['name'], string>();
+
+/** A copy of what the package ships, placed in the line's node_modules as an install would. */
+function copyPackage(line: OtelLine): string {
+  if (!existsSync(line.nodeModules))
+    throw new Error(`${line.nodeModules} is missing: run node scripts/install-fixtures.mjs`);
+  const dir = mkdtempSync(join(line.nodeModules, '.omcp-matrix-'));
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    files: string[];
+  };
+  for (const entry of ['package.json', ...manifest.files]) {
+    if (!existsSync(join(ROOT, entry))) continue;
+    // As npm pack, which never ships a node_modules folder.
+    cpSync(join(ROOT, entry), join(dir, entry), {
+      recursive: true,
+      filter: (src) => basename(src) !== 'node_modules',
+    });
+  }
+  return dir;
+}
+
+function packageDir(line: OtelLine): string {
+  const dir = packageDirs.get(line.name);
+  if (dir === undefined) throw new Error(`no package for OpenTelemetry JS ${line.name}`);
+  return dir;
+}
+
 /** The node flags that enable the instrumentation in a mode, before the app's own code runs. */
 function preloadFlags(c: MatrixCase): string[] {
   const esm = c.moduleSystem === 'esm';
@@ -66,7 +131,7 @@ function preloadFlags(c: MatrixCase): string[] {
       return [flag, join(FIXTURES_DIR, 'matrix-shared', `manual.${ext}`)];
     case 'register':
       // The package's own `register` export, as `node --import @omcp/instrumentation-mcp/register`.
-      return [flag, join(ROOT, 'register', `index.${ext}`)];
+      return [flag, join(packageDir(c.platform.line), 'register', `index.${ext}`)];
   }
 }
 
@@ -82,6 +147,8 @@ function childEnv(c: MatrixCase, endpoint: string): NodeJS.ProcessEnv {
     MATRIX_MODE: c.mode,
     MATRIX_API: c.api === 'McpServer' ? 'mcpserver' : 'lowlevel',
     MATRIX_TRANSPORT: c.transport,
+    MATRIX_OTEL_DIR: c.platform.line.dir,
+    MATRIX_PACKAGE_DIR: packageDir(c.platform.line),
     OTEL_SERVICE_NAME: `matrix-${c.fixture.name}`,
     OTEL_TRACES_EXPORTER: 'otlp',
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -96,12 +163,14 @@ function runApp(
   endpoint: string,
 ): Promise<{ code: number | string; stdout: string; stderr: string }> {
   const app = join(c.fixture.dir, c.moduleSystem === 'esm' ? 'app.mjs' : 'app.cjs');
+  const node = NODE.get(c.platform.node);
+  if (node === undefined) throw new Error(`no Node.js ${c.platform.node}`);
   return new Promise((resolve) => {
     execFile(
-      process.execPath,
+      node,
       [...preloadFlags(c), app],
       {
-        cwd: c.fixture.dir,
+        cwd: c.platform.line.dir,
         env: childEnv(c, endpoint),
         timeout: CHILD_TIMEOUT_MS,
         killSignal: 'SIGKILL',
@@ -129,8 +198,17 @@ function hasCallPair(spans: ReceivedSpan[], tool: string): boolean {
 }
 
 const receiver = new OtlpReceiver();
-beforeAll(() => receiver.start());
-afterAll(() => receiver.stop());
+const lines = platforms().map((p) => p.line);
+beforeAll(async () => {
+  for (const line of lines)
+    packageDirs.set(line.name, line.name === '2.x' ? ROOT : copyPackage(line));
+  await receiver.start();
+});
+afterAll(async () => {
+  for (const dir of packageDirs.values())
+    if (dir !== ROOT) rmSync(dir, { recursive: true, force: true });
+  await receiver.stop();
+});
 
 const fixtures = listFixtures();
 
@@ -141,86 +219,141 @@ describe('the version matrix', () => {
   });
 });
 
-describe.each(
-  fixtures.map((f) => ({ fixture: f, title: `${f.name} (${f.packages.join(' + ')})` })),
-)('$title', ({ fixture }) => {
-  it.concurrent.each(matrixCases(fixture))(
-    '$label',
-    async (c) => {
-      expect(
-        existsSync(join(fixture.dir, 'node_modules')),
-        `${fixture.name} is not installed: run node scripts/install-fixtures.mjs`,
-      ).toBe(true);
-      const run = `${fixture.name}-${c.label.replaceAll(' ', '-')}`;
-      const child = await limited(() => runApp(c, receiver.endpoint(run)));
-      const detail = `exit ${String(child.code)}\n--- stderr\n${child.stderr}\n--- stdout\n${child.stdout}`;
-      expect(child.code, detail).toBe(0);
-      const lines = child.stdout.trim().split('\n');
-      const report = JSON.parse(lines[lines.length - 1] ?? '{}') as AppReport;
-
-      // The app ran the fixture's own SDK, with the repository's single @opentelemetry/api.
-      expect(report.sdk?.version, detail).toBe(fixture.version);
-      expect(fixture.packages).toContain(report.sdk?.name);
-      expect(report.sdk?.dir.startsWith(join(fixture.dir, 'node_modules')), detail).toBe(true);
-      expect(report.otelApi.loaded, detail).toEqual([ROOT_OTEL_API]);
-      expect(report.otelApi.fromFixture).toBe(ROOT_OTEL_API);
-      // Module hooks patched the SDK's Protocol in auto and register modes, never in manual mode.
-      const hooked = c.mode !== 'manual';
-      expect(report.patched, detail).toEqual({ client: hooked, server: hooked });
-
-      const spans = await receiver.waitFor(
-        run,
-        (s) =>
-          hasCallPair(s, 'fail') &&
-          hasCallPair(s, 'ok') &&
-          findSpan(s, 'tools/call never', SPAN_KIND_CLIENT) !== undefined,
-      );
-      expect(receiver.rejectedOf(run)).toEqual([]);
-      const names = spans.map((s) => `${s.kind === SPAN_KIND_SERVER ? 'S' : 'C'} ${s.name}`);
-      const spanDetail = `${detail}\n--- spans\n${names.join('\n')}`;
-      expect(hasCallPair(spans, 'fail'), spanDetail).toBe(true);
-      expect(hasCallPair(spans, 'ok'), spanDetail).toBe(true);
-      for (const s of spans) expect(s.scope).toBe(PACKAGE_NAME);
-
-      // The failing call: one trace, server span parented on the client span, and the trace ID
-      // is the correlationId the client received in the failure object.
-      const failure = report.results.fail._meta?.[TOOL_FAILURE_META_KEY] as
-        { class: string; code: string; correlationId: string } | undefined;
-      expect(report.results.fail.isError).toBe(true);
-      expect(failure, detail).toMatchObject({ class: 'governance', code: 'permission_denied' });
-      const client = findSpan(spans, 'tools/call fail', SPAN_KIND_CLIENT);
-      const server = findSpan(spans, 'tools/call fail', SPAN_KIND_SERVER);
-      expect(client?.traceId).toMatch(HEX32);
-      expect(server?.traceId).toBe(client?.traceId);
-      expect(server?.parentSpanId).toBe(client?.spanId);
-      expect(failure?.correlationId).toBe(client?.traceId);
-      for (const span of [client, server]) {
-        expect(span?.attributes['mcp.tool.failure.class']).toBe('governance');
-        expect(span?.attributes['mcp.tool.failure.code']).toBe('permission_denied');
-        expect(span?.attributes['mcp.tool.failure.correlation_id']).toBe(client?.traceId);
-        expect(span?.attributes['gen_ai.tool.name']).toBe('fail');
-        expect(span?.attributes['network.transport']).toBe(
-          c.transport === 'stdio' ? 'pipe' : 'inproc',
-        );
-      }
-
-      // The succeeding call: same trace shape, no failure.
-      expect(report.results.ok.isError ?? false).toBe(false);
-      expect(report.results.ok._meta?.[TOOL_FAILURE_META_KEY]).toBeUndefined();
-      const okClient = findSpan(spans, 'tools/call ok', SPAN_KIND_CLIENT);
-      const okServer = findSpan(spans, 'tools/call ok', SPAN_KIND_SERVER);
-      expect(okServer?.traceId).toBe(okClient?.traceId);
-      expect(okServer?.parentSpanId).toBe(okClient?.spanId);
-      expect(okClient?.traceId).not.toBe(client?.traceId);
-      for (const span of [okClient, okServer])
-        expect(span?.attributes['mcp.tool.failure.class']).toBeUndefined();
-
-      // A call aborted before sending: the signal is found in this SDK's request() options.
-      expect(report.results.cancelled).not.toBe('resolved');
-      const never = findSpan(spans, 'tools/call never', SPAN_KIND_CLIENT);
-      expect(never?.attributes['error.type'], spanDetail).toBe('cancelled');
-      expect(findSpan(spans, 'tools/call never', SPAN_KIND_SERVER)).toBeUndefined();
-    },
-    120_000,
-  );
+describe('the OpenTelemetry JS 3.x tree', () => {
+  it('holds one copy of each @opentelemetry package, all of the 3.x line', () => {
+    const lock = JSON.parse(
+      readFileSync(join(FIXTURES_DIR, 'otel-3.x', 'package-lock.json'), 'utf8'),
+    ) as { packages: Record<string, { version?: string }> };
+    const otel = Object.entries(lock.packages).filter(([path]) => path.includes('@opentelemetry/'));
+    // Nested copies would be a second instance of a package beside the top-level one.
+    expect(otel.filter(([path]) => path.lastIndexOf('node_modules/') > 0)).toEqual([]);
+    for (const [path, { version }] of otel) {
+      const line = path.endsWith('/api')
+        ? /^1\.10\./
+        : path.endsWith('/semantic-conventions')
+          ? /^1\./
+          : /^(3\.|0\.3\d\d\.)/;
+      expect(version, path).toMatch(line);
+    }
+  });
 });
+
+// A loop, not describe.each: each.() shortens long interpolated titles.
+for (const platform of platforms()) {
+  for (const fixture of fixtures) {
+    defineCases(
+      `${fixture.name} (${fixture.packages.join(' + ')}) on Node.js ${platform.node}, OpenTelemetry JS ${platform.line.name}`,
+      fixture,
+      platform,
+    );
+  }
+}
+
+function defineCases(title: string, fixture: Fixture, platform: Platform): void {
+  describe(title, () => {
+    const { line } = platform;
+    const api = join(line.nodeModules, '@opentelemetry', 'api');
+    it.concurrent.each(matrixCases(fixture, platform))(
+      '$label',
+      async (c) => {
+        expect(
+          existsSync(join(fixture.dir, 'node_modules')),
+          `${fixture.name} is not installed: run node scripts/install-fixtures.mjs`,
+        ).toBe(true);
+        const run = `${fixture.name}-node${platform.node}-${c.label.replaceAll(' ', '-')}`;
+        const child = await limited(() => runApp(c, receiver.endpoint(run)));
+        const detail = `exit ${String(child.code)}\n--- stderr\n${child.stderr}\n--- stdout\n${child.stdout}`;
+        expect(child.code, detail).toBe(0);
+        const lines = child.stdout.trim().split('\n');
+        const report = JSON.parse(lines[lines.length - 1] ?? '{}') as AppReport;
+
+        // The app ran the fixture's own SDK, and OpenTelemetry from the line's tree only, with
+        // one @opentelemetry/api: the one the package resolves, at the line's version.
+        expect(report.sdk?.version, detail).toBe(fixture.version);
+        expect(fixture.packages).toContain(report.sdk?.name);
+        expect(report.sdk?.dir.startsWith(join(fixture.dir, 'node_modules')), detail).toBe(true);
+        const loaded = Object.entries(report.otel.packages).map(([dir, version]) => ({
+          dir,
+          version,
+          name: dir.slice(dir.lastIndexOf('@opentelemetry')).replaceAll(sep, '/'),
+        }));
+        expect(loaded.length, detail).toBeGreaterThan(0);
+        for (const { dir, version, name } of loaded) {
+          expect(dir.startsWith(line.nodeModules + sep), `${dir}\n${detail}`).toBe(true);
+          // The line's pinned packages at the top of its tree are at the pinned version (2.x's
+          // sdk-node nests some of its own; 3.x nests none, as its lock file test checks).
+          if (dir === join(line.nodeModules, ...name.split('/')))
+            expect(version, dir).toBe(line.pinned[name] ?? version);
+        }
+        // One copy of each package this package imports.
+        for (const name of ['@opentelemetry/api', '@opentelemetry/instrumentation'])
+          expect(loaded.filter((p) => p.name === name).length, `${name}\n${detail}`).toBeLessThan(
+            2,
+          );
+        expect(report.otel.loaded, detail).toEqual([api]);
+        expect(report.otel.fromPackage).toBe(api);
+        expect(report.otel.registryVersion).toBe(line.api);
+        // The zero-code entry says which line it started: the one of the tree it runs from.
+        if (c.mode === 'register')
+          expect(child.stderr, detail).toContain(`OpenTelemetry JS ${line.name}`);
+        // Module hooks patched the SDK's Protocol in auto and register modes, never in manual mode.
+        const hooked = c.mode !== 'manual';
+        expect(report.patched, detail).toEqual({ client: hooked, server: hooked });
+
+        const spans = await receiver.waitFor(
+          run,
+          (s) =>
+            hasCallPair(s, 'fail') &&
+            hasCallPair(s, 'ok') &&
+            findSpan(s, 'tools/call never', SPAN_KIND_CLIENT) !== undefined,
+        );
+        expect(receiver.rejectedOf(run)).toEqual([]);
+        const names = spans.map((s) => `${s.kind === SPAN_KIND_SERVER ? 'S' : 'C'} ${s.name}`);
+        const spanDetail = `${detail}\n--- spans\n${names.join('\n')}`;
+        expect(hasCallPair(spans, 'fail'), spanDetail).toBe(true);
+        expect(hasCallPair(spans, 'ok'), spanDetail).toBe(true);
+        for (const s of spans) expect(s.scope).toBe(PACKAGE_NAME);
+
+        // The failing call: one trace, server span parented on the client span, and the trace ID
+        // is the correlationId the client received in the failure object.
+        const failure = report.results.fail._meta?.[TOOL_FAILURE_META_KEY] as
+          { class: string; code: string; correlationId: string } | undefined;
+        expect(report.results.fail.isError).toBe(true);
+        expect(failure, detail).toMatchObject({ class: 'governance', code: 'permission_denied' });
+        const client = findSpan(spans, 'tools/call fail', SPAN_KIND_CLIENT);
+        const server = findSpan(spans, 'tools/call fail', SPAN_KIND_SERVER);
+        expect(client?.traceId).toMatch(HEX32);
+        expect(server?.traceId).toBe(client?.traceId);
+        expect(server?.parentSpanId).toBe(client?.spanId);
+        expect(failure?.correlationId).toBe(client?.traceId);
+        for (const span of [client, server]) {
+          expect(span?.attributes['mcp.tool.failure.class']).toBe('governance');
+          expect(span?.attributes['mcp.tool.failure.code']).toBe('permission_denied');
+          expect(span?.attributes['mcp.tool.failure.correlation_id']).toBe(client?.traceId);
+          expect(span?.attributes['gen_ai.tool.name']).toBe('fail');
+          expect(span?.attributes['network.transport']).toBe(
+            c.transport === 'stdio' ? 'pipe' : 'inproc',
+          );
+        }
+
+        // The succeeding call: same trace shape, no failure.
+        expect(report.results.ok.isError ?? false).toBe(false);
+        expect(report.results.ok._meta?.[TOOL_FAILURE_META_KEY]).toBeUndefined();
+        const okClient = findSpan(spans, 'tools/call ok', SPAN_KIND_CLIENT);
+        const okServer = findSpan(spans, 'tools/call ok', SPAN_KIND_SERVER);
+        expect(okServer?.traceId).toBe(okClient?.traceId);
+        expect(okServer?.parentSpanId).toBe(okClient?.spanId);
+        expect(okClient?.traceId).not.toBe(client?.traceId);
+        for (const span of [okClient, okServer])
+          expect(span?.attributes['mcp.tool.failure.class']).toBeUndefined();
+
+        // A call aborted before sending: the signal is found in this SDK's request() options.
+        expect(report.results.cancelled).not.toBe('resolved');
+        const never = findSpan(spans, 'tools/call never', SPAN_KIND_CLIENT);
+        expect(never?.attributes['error.type'], spanDetail).toBe('cancelled');
+        expect(findSpan(spans, 'tools/call never', SPAN_KIND_SERVER)).toBeUndefined();
+      },
+      120_000,
+    );
+  });
+}

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MODES, MODULE_SYSTEMS, ROOT, listFixtures, matrixCases } from './cases.js';
+import { MODES, MODULE_SYSTEMS, ROOT, listFixtures, matrixCases, platforms } from './cases.js';
 
 interface Row {
   packages: string[];
   version: string;
+  node: string;
+  otel: string;
   moduleSystems: string[];
   modes: string[];
   apis: string;
@@ -32,61 +34,93 @@ function rows(): Row[] {
   const out: Row[] = [];
   for (const line of section().split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
-    // | packages | version | module systems | modes | server APIs | transports |
-    if (cells.length !== 8 || !/^\d+\.\d+\.\d+$/.test(cells[2] ?? '')) continue;
+    // | packages | version | Node.js | OpenTelemetry JS | module systems | modes | server APIs | transports |
+    if (cells.length !== 10 || !/^\d+\.\d+\.\d+$/.test(cells[2] ?? '')) continue;
     out.push({
       packages: [...(cells[1] ?? '').matchAll(/`(@modelcontextprotocol\/[a-z-]+)`/g)]
         .map((m) => m[1] ?? '')
         .sort(),
       version: cells[2] ?? '',
-      moduleSystems: list(cells[3] ?? ''),
-      modes: list(cells[4] ?? ''),
-      apis: cells[5] ?? '',
-      transports: list(cells[6] ?? ''),
+      node: cells[3] ?? '',
+      otel: cells[4] ?? '',
+      moduleSystems: list(cells[5] ?? ''),
+      modes: list(cells[6] ?? ''),
+      apis: cells[7] ?? '',
+      transports: list(cells[8] ?? ''),
     });
   }
   return out;
 }
 
+/** The section's text with each run of whitespace as one space (prose wraps anywhere). */
+function prose(): string {
+  return section().replace(/\s+/g, ' ');
+}
+
 describe('README supported-versions table', () => {
   const table = rows();
   const fixtures = listFixtures();
+  const onPlatforms = platforms();
+  const rowOf = (version: string, node: number): Row | undefined =>
+    table.find((r) => r.version === version && r.node === String(node));
 
   it('comes right after Install', () => {
     const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
     expect(headings.indexOf('Supported versions')).toBe(headings.indexOf('Install') + 1);
   });
 
-  it('lists exactly the fixture versions of the matrix, with their packages', () => {
-    expect(table.map((r) => `${r.packages.join(' + ')}@${r.version}`)).toEqual(
-      fixtures.map((f) => `${f.packages.join(' + ')}@${f.version}`),
+  it('lists exactly the fixture versions of the matrix on each platform, with their packages', () => {
+    expect(
+      table.map((r) => `${r.packages.join(' + ')}@${r.version} on ${r.node} ${r.otel}`),
+    ).toEqual(
+      fixtures.flatMap((f) =>
+        onPlatforms.map(
+          (p) => `${f.packages.join(' + ')}@${f.version} on ${p.node} ${p.line.name}`,
+        ),
+      ),
     );
   });
 
-  it('lists exactly the module systems, modes, server APIs and transports each fixture runs', () => {
+  it('lists exactly the module systems, modes, server APIs and transports each row runs', () => {
     for (const fixture of fixtures) {
-      const row = table.find((r) => r.version === fixture.version);
-      const cases = matrixCases(fixture);
-      expect(row?.moduleSystems, fixture.name).toEqual(MODULE_SYSTEMS.map((m) => m));
-      expect(new Set(cases.map((c) => c.moduleSystem))).toEqual(new Set(MODULE_SYSTEMS));
-      expect(row?.modes, fixture.name).toEqual(MODES.map((m) => m));
-      expect(new Set(cases.map((c) => c.mode))).toEqual(new Set(MODES));
-      expect(row?.apis, fixture.name).toMatch(/`McpServer`/);
-      expect(row?.apis, fixture.name).toMatch(/low-level `Server`/);
-      const transports = [...new Set(cases.map((c) => c.transport))].map((t) =>
-        t === 'inmemory' ? 'in-memory' : t,
-      );
-      expect(row?.transports, fixture.name).toEqual(transports);
+      for (const platform of onPlatforms) {
+        const row = rowOf(fixture.version, platform.node);
+        const name = `${fixture.name} on Node.js ${platform.node}`;
+        const cases = matrixCases(fixture, platform);
+        expect(row?.moduleSystems, name).toEqual(MODULE_SYSTEMS.map((m) => m));
+        expect(new Set(cases.map((c) => c.moduleSystem))).toEqual(new Set(MODULE_SYSTEMS));
+        expect(row?.modes, name).toEqual(MODES.map((m) => m));
+        expect(new Set(cases.map((c) => c.mode))).toEqual(new Set(MODES));
+        expect(row?.apis, name).toMatch(/`McpServer`/);
+        expect(row?.apis, name).toMatch(/low-level `Server`/);
+        expect(new Set(cases.map((c) => c.api))).toEqual(new Set(['McpServer', 'Server']));
+        const transports = [...new Set(cases.map((c) => c.transport))].map((t) =>
+          t === 'inmemory' ? 'in-memory' : t,
+        );
+        expect(row?.transports, name).toEqual(transports);
+      }
+    }
+  });
+
+  it('says which OpenTelemetry JS line runs on which Node.js, and what each line pins', () => {
+    const text = prose();
+    for (const { node, line } of onPlatforms) {
+      expect(text).toContain(`on Node.js ${node} with OpenTelemetry JS ${line.name}`);
+      const item = text.split(' - ').find((i) => i.startsWith(`**OpenTelemetry JS ${line.name}**`));
+      for (const [name, version] of Object.entries(line.pinned))
+        expect(item ?? '', line.name).toContain(`\`${name}\` ${version}`);
     }
   });
 
   it('names the McpServer registration API each version has', () => {
     for (const fixture of fixtures) {
-      const row = table.find((r) => r.version === fixture.version);
       // McpServer.registerTool() arrives in 1.11; 1.10.x only has tool().
       const [major, minor] = fixture.version.split('.').map(Number);
       const registerTool = (major ?? 0) > 1 || (minor ?? 0) >= 11;
-      expect(row?.apis, fixture.name).toContain(registerTool ? '`registerTool()`' : '`tool()`');
+      for (const { node } of onPlatforms)
+        expect(rowOf(fixture.version, node)?.apis, fixture.name).toContain(
+          registerTool ? '`registerTool()`' : '`tool()`',
+        );
     }
   });
 
