@@ -35,6 +35,7 @@ export default tseslint.config(
         process: 'readonly',
         console: 'readonly',
         require: 'readonly',
+        __filename: 'readonly',
         module: 'writable',
         URL: 'readonly',
         setTimeout: 'readonly',

@@ -502,9 +502,7 @@ function recordDiagnosticsUnsafe(
   if (suppressed > 0) attributes[ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS] = suppressed;
   source.logger().emit({
     severityNumber:
-      failure?.class === 'reliability' || failure === undefined
-        ? SEVERITY_ERROR
-        : SEVERITY_WARN,
+      failure?.class === 'reliability' || failure === undefined ? SEVERITY_ERROR : SEVERITY_WARN,
     severityText: failure?.class === 'reliability' || failure === undefined ? 'ERROR' : 'WARN',
     body: `${spanNameOf(call.method, call.target)} failed${failure === undefined ? '' : ` (${failure.class}/${failure.code}, correlationId ${failure.correlationId})`}`,
     attributes,
