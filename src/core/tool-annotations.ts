@@ -10,7 +10,19 @@ export interface ToolAnnotations {
   [key: string]: unknown;
 }
 
+/** The hints a retry decision reads; anything else about the annotations is ignored. */
+export type RetryHints = Pick<ToolAnnotations, 'idempotentHint' | 'readOnlyHint'>;
+
+/** One page of `tools/list` as this module asks for it. */
+export type ListToolsPage = (cursor: string | undefined) => Promise<unknown>;
+
+/** Stops a server that keeps returning cursors from holding a walk forever. */
+export const MAX_TOOL_LIST_PAGES = 100;
+
+/** Per client: tool name to its annotations, from every `tools/list` page seen for it. */
 const caches = new WeakMap<object, Map<string, ToolAnnotations | undefined>>();
+/** Per client: the walk over every page, once it has run (or while it runs). */
+const walks = new WeakMap<object, Promise<void>>();
 
 /** The tools of one `tools/list` page with their annotations (a copy), read without running accessors. */
 export function toolsOfPage(
@@ -55,25 +67,71 @@ export function hasListedTool(client: object, tool: string): boolean {
 }
 
 /**
- * Lists every page of the server's tools through `client.listTools`, filling the cache
- * (the instrumented request path records each page). Returns the number of tools seen.
+ * Walks every page of `tools/list` through `listPage` (following `nextCursor`, at most
+ * {@link MAX_TOOL_LIST_PAGES} pages, stopping at a repeated cursor), remembering each page for
+ * `client`. Returns the number of tools seen.
  */
-export async function refreshToolAnnotations(client: {
-  listTools: (params?: { cursor?: string }) => Promise<{ tools: unknown[]; nextCursor?: string }>;
-}): Promise<number> {
+export async function walkToolList(client: object, listPage: ListToolsPage): Promise<number> {
   let cursor: string | undefined;
   let count = 0;
   const seen = new Set<string>();
-  do {
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor });
-    rememberToolList(client, page);
-    count += page.tools.length;
-    cursor =
-      typeof page.nextCursor === 'string' && page.nextCursor.length > 0
-        ? page.nextCursor
-        : undefined;
-    if (cursor !== undefined && seen.has(cursor)) break;
-    if (cursor !== undefined) seen.add(cursor);
-  } while (cursor !== undefined);
+  for (let page = 0; page < MAX_TOOL_LIST_PAGES; page++) {
+    const result = await listPage(cursor);
+    rememberToolList(client, result);
+    count += toolsOfPage(result).length;
+    const next = ownValue(result, 'nextCursor');
+    if (typeof next !== 'string' || next.length === 0 || seen.has(next)) break;
+    seen.add(next);
+    cursor = next;
+  }
   return count;
+}
+
+/**
+ * The retry hints of `tool` for `client`: from what was listed for it already, or else from one
+ * walk over all pages (once per client; a failed walk may be tried again by a later call).
+ * `undefined` (not known to be idempotent) when the tool is still unknown.
+ */
+export async function retryHintsOf(
+  client: object,
+  tool: string,
+  listPage: ListToolsPage,
+): Promise<RetryHints | undefined> {
+  if (!hasListedTool(client, tool)) {
+    let walk = walks.get(client);
+    if (walk === undefined) {
+      walk = walkToolList(client, listPage).then(
+        () => undefined,
+        () => {
+          walks.delete(client);
+        },
+      );
+      walks.set(client, walk);
+    }
+    await walk;
+  }
+  return hintsOf(getToolAnnotations(client, tool));
+}
+
+/** A copy of the retry hints of `value`, read without running accessors. */
+export function hintsOf(value: unknown): RetryHints | undefined {
+  if (!isRecord(value)) return undefined;
+  const out: RetryHints = {};
+  const idempotentHint = ownValue(value, 'idempotentHint');
+  const readOnlyHint = ownValue(value, 'readOnlyHint');
+  if (typeof idempotentHint === 'boolean') out.idempotentHint = idempotentHint;
+  if (typeof readOnlyHint === 'boolean') out.readOnlyHint = readOnlyHint;
+  return out;
+}
+
+/**
+ * Lists every page of the server's tools through `client.listTools`, filling the cache
+ * (the instrumented request path records each page too). Returns the number of tools seen.
+ */
+export function refreshToolAnnotations(client: {
+  listTools: (params?: { cursor?: string }) => Promise<unknown>;
+}): Promise<number> {
+  return walkToolList(client, (cursor) =>
+    client.listTools(cursor === undefined ? undefined : { cursor }),
+  );
 }

@@ -91,15 +91,3 @@ export function upstreamFailureInit(
       };
   }
 }
-
-/** Tool name to `idempotentHint === true`, from a `tools/list` result (others ignored). */
-export function idempotentToolsOf(result: unknown): Map<string, boolean> {
-  const out = new Map<string, boolean>();
-  if (!isRecord(result) || !Array.isArray(result.tools)) return out;
-  for (const tool of result.tools as unknown[]) {
-    if (!isRecord(tool) || typeof tool.name !== 'string') continue;
-    const annotations = tool.annotations;
-    out.set(tool.name, isRecord(annotations) && annotations.idempotentHint === true);
-  }
-  return out;
-}

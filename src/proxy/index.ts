@@ -1,5 +1,5 @@
 export { createToolFailureProxy } from './proxy.js';
-export { forwardParams, upstreamFailureInit, idempotentToolsOf } from './forward.js';
+export { forwardParams, upstreamFailureInit } from './forward.js';
 export type { UpstreamProblem } from './forward.js';
 export type {
   ToolFailureProxy,

@@ -3,11 +3,11 @@ import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { withToolRetry } from '../retry/with-tool-retry.js';
-import type { ToolRetryPolicy } from '../retry/types.js';
+import { getToolAnnotations, rememberToolList } from '../core/tool-annotations.js';
+import { createToolRetry, type ToolRetryClient } from '../retry/with-tool-retry.js';
 import { toolFailure } from '../tool-failure/build.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { forwardParams, idempotentToolsOf, upstreamFailureInit } from './forward.js';
+import { forwardParams, upstreamFailureInit } from './forward.js';
 import { loadSdk, type Sdk } from './sdk.js';
 import type { ToolFailureProxy, ToolFailureProxyOptions } from './types.js';
 import { RelayedRpcError, UpstreamError, UpstreamLink } from './upstream.js';
@@ -41,8 +41,14 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
   const timeoutMs = positive(options.timeoutMs, 30_000);
   const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000);
   const servers = new Set<Server>();
-  const idempotent = new Map<string, boolean>();
+  // One retry engine for the upstream: its budget caps retries across every downstream caller.
+  const retry =
+    options.retry === undefined || options.retry === false
+      ? undefined
+      : createToolRetry(options.retry === true ? {} : options.retry);
   let link: UpstreamLink | undefined;
+  /** The upstream as the retry engine calls it; tools/list results relayed are remembered for it. */
+  let upstreamClient: UpstreamClient | undefined;
   let sdkLoad: Promise<Sdk> | undefined;
   let closed = false;
 
@@ -55,26 +61,11 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
       connectTimeoutMs,
       options.clientInfo ?? { name: 'mcp-failure-proxy', version: PACKAGE_VERSION },
     );
+    upstreamClient ??= upstreamClientOf(link, retry);
     link.onnotification = (notification) => {
       for (const server of servers) void server.notification(notification).catch(() => undefined);
     };
     return { sdk, link };
-  };
-
-  const callTool = async (
-    upstream: UpstreamLink,
-    params: Params | undefined,
-    requestOptions: { signal: AbortSignal; onprogress?: (p: Params) => void },
-  ): Promise<Params> => {
-    if (options.retry === undefined || options.retry === false)
-      return upstream.request('tools/call', params, requestOptions);
-    const policy: ToolRetryPolicy = options.retry === true ? {} : options.retry;
-    const adapter = {
-      callTool: (p: { name: string }) => upstream.request('tools/call', p, requestOptions),
-      listTools: (p?: { cursor?: string }) => upstream.request('tools/list', p ?? {}),
-    };
-    const retrying = withToolRetry(adapter, policy);
-    return retrying.callTool((params ?? {}) as { name: string });
   };
 
   const relay = async (
@@ -105,12 +96,15 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
           }),
     };
     try {
+      const client = upstreamClient!;
       const result =
-        method === 'tools/call'
-          ? await callTool(upstream, params, requestOptions)
+        method === 'tools/call' && client.retrying !== undefined
+          ? ((await client.retrying.callTool(
+              (params ?? {}) as { name: string },
+              requestOptions,
+            )) as Params)
           : await upstream.request(method, params, requestOptions);
-      if (method === 'tools/list')
-        for (const [name, hint] of idempotentToolsOf(result)) idempotent.set(name, hint);
+      if (method === 'tools/list') rememberToolList(client.adapter, result);
       ledger.set(extra.requestId, result);
       // Tell a server-side instrumentation in this process that the result is relayed, not ours.
       return markRelayed(result);
@@ -123,7 +117,8 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
         });
       const tool = typeof params?.name === 'string' ? params.name : '';
       // correlationId: the trace ID of the proxy's own span for this call (or a random one).
-      return toolFailure(upstreamFailureInit(error.problem, tool, idempotent.get(tool) === true));
+      const idempotent = getToolAnnotations(upstreamClient!.adapter, tool)?.idempotentHint === true;
+      return toolFailure(upstreamFailureInit(error.problem, tool, idempotent));
     }
   };
 
@@ -197,4 +192,26 @@ function relayResultsVerbatim(transport: Transport, ledger: Map<unknown, unknown
 
 function positive(value: number | undefined, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+/** The upstream as a client: what the retry engine wraps, and the key of its tool annotations. */
+interface UpstreamClient {
+  adapter: {
+    callTool(p: { name: string }, options?: RequestOptions): Promise<Params>;
+    listTools(p?: { cursor?: string }): Promise<Params>;
+  };
+  retrying: ToolRetryClient<UpstreamClient['adapter']> | undefined;
+}
+
+type RequestOptions = { signal: AbortSignal; onprogress?: (p: Params) => void };
+
+function upstreamClientOf(
+  link: UpstreamLink,
+  retry: ReturnType<typeof createToolRetry> | undefined,
+): UpstreamClient {
+  const adapter: UpstreamClient['adapter'] = {
+    callTool: (p, requestOptions) => link.request('tools/call', p, requestOptions),
+    listTools: (p) => link.request('tools/list', p ?? {}),
+  };
+  return { adapter, retrying: retry?.wrap(adapter) };
 }

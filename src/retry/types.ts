@@ -1,5 +1,6 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { LoggerProviderLike } from '../core/logs.js';
+import type { RetryHints } from '../core/tool-annotations.js';
 import type { TOOL_CALL_OUTCOMES } from '../semconv.js';
 import type {
   ErrorClassifier,
@@ -33,12 +34,8 @@ export interface BackoffOptions {
   jitter: JitterStrategy;
 }
 
-/** The part of MCP `ToolAnnotations` the policy reads; unknown keys are ignored. */
-export interface ToolRetryAnnotations {
-  idempotentHint?: boolean;
-  readOnlyHint?: boolean;
-  [key: string]: unknown;
-}
+/** The part of MCP `ToolAnnotations` the policy reads (one definition: core/tool-annotations). */
+export type ToolRetryAnnotations = RetryHints;
 
 /** Limits of one logical call. */
 export interface RetryLimits {

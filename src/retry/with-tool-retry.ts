@@ -5,8 +5,7 @@ import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import { isExceptionSignal, isMetaKey, isRate } from '../core/config.js';
-import { getToolAnnotations, hasListedTool } from '../core/tool-annotations.js';
-import { ToolAnnotationCache, annotationsOf, type ToolListPage } from './annotations.js';
+import { hintsOf, rememberToolList, retryHintsOf } from '../core/tool-annotations.js';
 import { backoffDelay, resolveBackoff } from './backoff.js';
 import { createRetryBudget, guardedBudget } from './budget.js';
 import { DEFAULT_RETRY_LIMITS, decide, decideOn } from './decide.js';
@@ -66,19 +65,51 @@ export function toolCallReportOf<R extends object>(result: R): ToolCallReport<R>
  * Errors thrown by `callTool` are rethrown, and only retried when `retryOnThrow` is set.
  * An abort (the `signal` of the call options) rejects with the signal's reason at once.
  *
- * The client is not modified: the returned object is a proxy that forwards everything else.
+ * The same as `createToolRetry(policy).wrap(client)`: an engine of its own for this client.
+ * Wrap several clients with one `createToolRetry` to give them one budget.
  */
 export function withToolRetry<C extends RetryableClient>(
   client: C,
   policy: ToolRetryPolicy = {},
 ): ToolRetryClient<C> {
-  const engine = new ToolRetryEngine(client, policy);
+  return createToolRetry(policy).wrap(client);
+}
+
+/**
+ * A retry engine: the policy resolved once, with the state that must outlive a call (the retry
+ * budget, the exception-log budget, the tracer and meter), shared by every client it wraps.
+ * Create one for what the budget protects (a client, an upstream) and keep it.
+ */
+export interface ToolRetry {
+  /**
+   * The client, with `callTool` following the policy. The client keeps working as before:
+   * the returned object is a proxy that forwards everything else to it; while a retry waits,
+   * the client's transport `onclose` is chained once so the wait ends when the connection does.
+   */
+  wrap<C extends RetryableClient>(client: C): ToolRetryClient<C>;
+  /** Tells the engine the tools of one `tools/list` page of `client` (annotations it may use). */
+  rememberToolList(client: RetryableClient, page: unknown): void;
+}
+
+/** Creates a retry engine for `policy` (bad limits or options throw a `RangeError` here). */
+export function createToolRetry(policy: ToolRetryPolicy = {}): ToolRetry {
+  const engine = new ToolRetryEngine(policy);
+  return {
+    wrap: (client) => wrapClient(engine, client),
+    rememberToolList: (client, page) => rememberToolList(client, page),
+  };
+}
+
+function wrapClient<C extends RetryableClient>(
+  engine: ToolRetryEngine,
+  client: C,
+): ToolRetryClient<C> {
   const overrides = new Map<PropertyKey, unknown>([
-    ['callTool', (...args: unknown[]) => engine.run(args).then((report) => report.result)],
-    ['callToolWithRetry', (...args: unknown[]) => engine.run(args)],
+    ['callTool', (...args: unknown[]) => engine.run(client, args).then((report) => report.result)],
+    ['callToolWithRetry', (...args: unknown[]) => engine.run(client, args)],
   ]);
   if (typeof client.listTools === 'function')
-    overrides.set('listTools', (...args: unknown[]) => engine.listTools(args));
+    overrides.set('listTools', (...args: unknown[]) => engine.listTools(client, args));
   const bound = new Map<PropertyKey, { original: unknown; bound: unknown }>();
   return new Proxy(client, {
     get(target, prop) {
@@ -98,7 +129,7 @@ export function withToolRetry<C extends RetryableClient>(
   }) as ToolRetryClient<C>;
 }
 
-/** One wrapped client's retry machinery. */
+/** The retry machinery of one engine, shared by the clients it wraps. */
 class ToolRetryEngine {
   private readonly limits: RetryLimits;
   private readonly backoff: BackoffOptions;
@@ -106,13 +137,9 @@ class ToolRetryEngine {
   private readonly clock: RetryClock;
   private readonly random: () => number;
   private readonly telemetry: RetryTelemetry;
-  private readonly cache: ToolAnnotationCache;
   private readonly metaKey: string;
 
-  constructor(
-    private readonly client: RetryableClient,
-    private readonly policy: ToolRetryPolicy,
-  ) {
+  constructor(private readonly policy: ToolRetryPolicy) {
     this.limits = resolveLimits(policy);
     this.metaKey = checkPolicyOptions(policy);
     this.backoff = resolveBackoff(policy.backoff);
@@ -131,25 +158,20 @@ class ToolRetryEngine {
       policy.exceptionSignal,
       policy.maxFailureLogsPerSecond,
     );
-    this.cache = new ToolAnnotationCache((cursor) => this.listPage(cursor));
   }
 
-  async listTools(args: readonly unknown[]): Promise<unknown> {
-    const page: unknown = await Reflect.apply(
-      this.client.listTools as () => unknown,
-      this.client,
-      args,
-    );
-    this.cache.remember(page);
+  async listTools(client: RetryableClient, args: readonly unknown[]): Promise<unknown> {
+    const page: unknown = await Reflect.apply(client.listTools as () => unknown, client, args);
+    rememberToolList(client, page);
     return page;
   }
 
   /** Runs one logical call: every attempt, the waits between them, and the telemetry. */
-  async run(args: readonly unknown[]): Promise<ToolCallReport<unknown>> {
+  async run(client: RetryableClient, args: readonly unknown[]): Promise<ToolCallReport<unknown>> {
     const toolName = toolNameOf(args[0]);
     if (toolName === undefined) {
       // Not a call this policy understands: the client reports the problem as it does today.
-      return passThroughReport(await this.callOnce(args), this.metaKey);
+      return passThroughReport(await callOnce(client, args), this.metaKey);
     }
     const signal = signalOf(args);
     const parent = context.active();
@@ -168,7 +190,7 @@ class ToolRetryEngine {
         failure = undefined;
         let result: unknown;
         try {
-          result = await context.with(withAttempt(callCtx, attempt), () => this.callOnce(args));
+          result = await context.with(withAttempt(callCtx, attempt), () => callOnce(client, args));
         } catch (error) {
           if (signal?.aborted === true) throw error;
           const thrown = this.summarizeThrown(error);
@@ -176,7 +198,7 @@ class ToolRetryEngine {
           if (thrown.class === 'reliability') this.budget?.recordFailure();
           const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
           decision = this.retriesThrown(error)
-            ? await this.decideThrown(thrown, toolName, callCtx, attempt, start, backoffMs)
+            ? await this.decideThrown(client, thrown, toolName, callCtx, attempt, start, backoffMs)
             : undefined;
           if (decision?.action !== 'retry') {
             const outcome =
@@ -187,7 +209,7 @@ class ToolRetryEngine {
             throw error;
           }
           previousBackoff = backoffMs;
-          await this.wait(span, toolName, attempt, decision, signal, error);
+          await this.wait(client, span, toolName, attempt, decision, signal, error);
           continue;
         }
 
@@ -201,7 +223,7 @@ class ToolRetryEngine {
         if (failure?.class === 'reliability') this.budget?.recordFailure();
         const annotations =
           failure?.class === 'reliability' && failure.retryable === true
-            ? await this.annotationsFor(toolName, callCtx)
+            ? await this.annotationsFor(client, toolName, callCtx)
             : undefined;
         const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
         decision = decide(reading, this.decideContext(attempt, start, annotations, backoffMs));
@@ -215,7 +237,7 @@ class ToolRetryEngine {
           return this.report(result, end, reading, start);
         }
         previousBackoff = backoffMs;
-        await this.wait(span, toolName, attempt, decision, signal);
+        await this.wait(client, span, toolName, attempt, decision, signal);
       }
     } catch (error) {
       end ??= {
@@ -243,15 +265,8 @@ class ToolRetryEngine {
     }
   }
 
-  private callOnce(args: readonly unknown[]): Promise<unknown> {
-    return Reflect.apply(
-      this.client.callTool as (...a: unknown[]) => Promise<unknown>,
-      this.client,
-      [...args],
-    );
-  }
-
   private async wait(
+    client: RetryableClient,
     span: Span,
     toolName: string,
     attempt: number,
@@ -270,7 +285,7 @@ class ToolRetryEngine {
       ...(error === undefined ? {} : { error }),
     });
     // The wait also ends when the client's connection closes: no attempt could follow.
-    const closed = this.closedSignal();
+    const closed = closedSignal(client);
     const until =
       closed === undefined || signal === undefined
         ? (closed ?? signal)
@@ -281,36 +296,6 @@ class ToolRetryEngine {
     while (notBefore !== undefined && this.clock.now() < notBefore) {
       await sleep(notBefore - this.clock.now(), until, this.clock);
     }
-  }
-
-  /**
-   * A signal aborted when the client's transport closes (SDK clients expose `transport`),
-   * or `undefined` for a client without one. The transport's `onclose` is chained once.
-   */
-  private closedSignal(): AbortSignal | undefined {
-    if (!('transport' in this.client)) return undefined;
-    const transport: unknown = (this.client as { transport?: unknown }).transport;
-    if (typeof transport !== 'object' || transport === null) {
-      const controller = new AbortController();
-      controller.abort(connectionClosed());
-      return controller.signal;
-    }
-    let controller = CLOSE_WATCH.get(transport);
-    if (controller === undefined) {
-      const watch = new AbortController();
-      const target = transport as { onclose?: unknown };
-      const previous = target.onclose;
-      target.onclose = function (this: unknown, ...args: unknown[]): unknown {
-        try {
-          return typeof previous === 'function' ? Reflect.apply(previous, this, args) : undefined;
-        } finally {
-          watch.abort(connectionClosed());
-        }
-      };
-      CLOSE_WATCH.set(transport, watch);
-      controller = watch;
-    }
-    return controller.signal;
   }
 
   private retriesThrown(error: unknown): boolean {
@@ -337,6 +322,7 @@ class ToolRetryEngine {
   }
 
   private async decideThrown(
+    client: RetryableClient,
     summary: FailureSummary,
     toolName: string,
     callCtx: Context,
@@ -346,7 +332,7 @@ class ToolRetryEngine {
   ): Promise<RetryDecision> {
     const annotations =
       summary.class === 'reliability' && summary.retryable === true
-        ? await this.annotationsFor(toolName, callCtx)
+        ? await this.annotationsFor(client, toolName, callCtx)
         : undefined;
     return decideOn(
       summary,
@@ -374,29 +360,20 @@ class ToolRetryEngine {
   }
 
   private async annotationsFor(
+    client: RetryableClient,
     toolName: string,
     callCtx: Context,
   ): Promise<ToolRetryAnnotations | undefined> {
     try {
       const provider = this.policy.getToolAnnotations;
-      if (provider !== undefined) return annotationsOf(await provider(toolName));
-      // What the instrumentation saw this client list (any page, whoever asked) comes first.
-      if (hasListedTool(this.client, toolName))
-        return annotationsOf(getToolAnnotations(this.client, toolName));
-      return await context.with(callCtx, () => this.cache.get(toolName));
+      if (provider !== undefined) return hintsOf(await provider(toolName));
+      // What was listed for this client (by the instrumentation, this engine or its owner), or one walk.
+      return await context.with(callCtx, () =>
+        retryHintsOf(client, toolName, (cursor) => listPage(client, cursor)),
+      );
     } catch {
       return undefined;
     }
-  }
-
-  private async listPage(cursor: string | undefined): Promise<ToolListPage> {
-    if (typeof this.client.listTools !== 'function') return { tools: [] };
-    const page: unknown = await Reflect.apply(
-      this.client.listTools as (...a: unknown[]) => Promise<unknown>,
-      this.client,
-      cursor === undefined ? [] : [{ cursor }],
-    );
-    return page as ToolListPage;
   }
 
   private report(
@@ -417,6 +394,49 @@ class ToolRetryEngine {
     if (typeof result === 'object' && result !== null) REPORTS.set(result, report);
     return report;
   }
+}
+
+/**
+ * A signal aborted when the client's transport closes (SDK clients expose `transport`),
+ * or `undefined` for a client without one. The transport's `onclose` is chained once.
+ */
+function closedSignal(client: RetryableClient): AbortSignal | undefined {
+  if (!('transport' in client)) return undefined;
+  const transport: unknown = (client as { transport?: unknown }).transport;
+  if (typeof transport !== 'object' || transport === null) {
+    const controller = new AbortController();
+    controller.abort(connectionClosed());
+    return controller.signal;
+  }
+  let controller = CLOSE_WATCH.get(transport);
+  if (controller === undefined) {
+    const watch = new AbortController();
+    const target = transport as { onclose?: unknown };
+    const previous = target.onclose;
+    target.onclose = function (this: unknown, ...args: unknown[]): unknown {
+      try {
+        return typeof previous === 'function' ? Reflect.apply(previous, this, args) : undefined;
+      } finally {
+        watch.abort(connectionClosed());
+      }
+    };
+    CLOSE_WATCH.set(transport, watch);
+    controller = watch;
+  }
+  return controller.signal;
+}
+
+function callOnce(client: RetryableClient, args: readonly unknown[]): Promise<unknown> {
+  return Reflect.apply(client.callTool as (...a: unknown[]) => Promise<unknown>, client, [...args]);
+}
+
+function listPage(client: RetryableClient, cursor: string | undefined): Promise<unknown> {
+  if (typeof client.listTools !== 'function') return Promise.resolve({ tools: [] });
+  return Reflect.apply(
+    client.listTools as (...a: unknown[]) => Promise<unknown>,
+    client,
+    cursor === undefined ? [] : [{ cursor }],
+  );
 }
 
 /** Per transport: aborted when it closes (shared by every wrapper of clients on it). */
