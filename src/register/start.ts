@@ -261,7 +261,7 @@ export function startTelemetry(
   sdk.start();
   started = sdk;
   notice(
-    `telemetry started: OpenTelemetry JS ${sdkLine.line} (${SDK_NODE} ${sdkLine.version}, @opentelemetry/api ${sdkLine.apiVersion ?? 'unknown'})`,
+    `OpenTelemetry JS ${sdkLine.line} started (sdk-node ${sdkLine.version}, api ${sdkLine.apiVersion ?? 'unknown'})`,
   );
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>

@@ -153,7 +153,7 @@ describe.each(runtimes())('Node.js $major', (runtime) => {
       const id = /correlationId=([0-9a-f]{32})/.exec(result.stdout)?.[1];
       expect(id, result.stdout).toBeDefined();
       if (setup === 'zero-code')
-        expect(result.stderr).toContain(`telemetry started: OpenTelemetry JS ${line} `);
+        expect(result.stderr).toContain(`${NAME}/register: OpenTelemetry JS ${line} started (`);
 
       const r = receiver;
       await r.waitFor((spans) => spans.some((s) => s.name === 'tools/call boom' && s.kind === 2));
