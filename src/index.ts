@@ -18,8 +18,8 @@ export {
 } from './tool-failure/index.js';
 export { McpInstrumentation, SDK_V1_RANGE, SDK_V2_RANGE } from './instrumentation.js';
 export { instrumentClient, instrumentServer } from './default-instance.js';
-export { getToolAnnotations, refreshToolAnnotations } from './core/tool-annotations.js';
-export { withAttempt, attemptOf } from './attempt-context.js';
+export { getToolAnnotations, refreshToolAnnotations } from './shared/tool-annotations.js';
+export { withAttempt, attemptOf } from './shared/attempt-context.js';
 export { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 export type {
   ToolFailure,
@@ -45,7 +45,7 @@ export type {
   McpResponseInfo,
   McpSpanHook,
 } from './types.js';
-export type { ToolAnnotations } from './core/tool-annotations.js';
+export type { ToolAnnotations } from './shared/tool-annotations.js';
 export type {
   RetryableClient,
   ToolRetryClient,

@@ -13,13 +13,13 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import { Hook as RequireHook } from 'require-in-the-middle';
-import { resolveConfig } from './core/config.js';
-import { NO_ESM_HOOK_WARNING, esmLoaderHookActive } from './core/esm-hook.js';
-import { ScopeLogger, type LoggerProviderLike } from './core/logs.js';
-import { createInstruments, type McpInstruments } from './core/metrics.js';
-import { isRecord } from './core/safe.js';
+import { resolveConfig } from './shared/config.js';
+import { NO_ESM_HOOK_WARNING, esmLoaderHookActive } from './shared/esm-hook.js';
+import { ScopeLogger, type LoggerProviderLike } from './shared/logs.js';
+import { createInstruments, type McpInstruments } from './shared/metrics.js';
+import { isRecord } from './shared/safe.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
-import { instrumentClientWith, instrumentServerWith } from './manual.js';
+import { instrumentClientWith, instrumentServerWith } from './patches/instance.js';
 import { patchMcpServer, patchProtocol, type Wrap } from './patches/protocol.js';
 import { SCHEMA_URL } from './semconv.js';
 import type { McpInstrumentationConfig } from './types.js';

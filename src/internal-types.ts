@@ -1,7 +1,7 @@
-import type { RateBudget } from './core/rate-budget.js';
+import type { RateBudget } from './shared/rate-budget.js';
 import type { DiagLogger, Tracer } from '@opentelemetry/api';
-import type { LoggerLike } from './core/logs.js';
-import type { McpInstruments } from './core/metrics.js';
+import type { LoggerLike } from './shared/logs.js';
+import type { McpInstruments } from './shared/metrics.js';
 import type { McpInstrumentationConfig } from './types.js';
 
 /** Config with every default applied. */

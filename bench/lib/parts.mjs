@@ -6,7 +6,7 @@ import { context, metrics, trace } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 import { setupOtel } from './otel.mjs';
 import { classifyError, readToolFailure } from '../../dist/esm/index.js';
-import { FailureTally } from '../../dist/esm/core/metrics.js';
+import { FailureTally } from '../../dist/esm/shared/metrics.js';
 
 setupOtel();
 const failure = {

@@ -1,7 +1,7 @@
 import type { TelemetrySource, TransportLike } from '../internal-types.js';
-import { traceOutgoingRequest, type RequestFn } from '../core/client.js';
-import { tapTransport, wrapRequestHandler, wrapToolCallback } from '../core/server.js';
-import { isRecord } from '../core/safe.js';
+import { traceOutgoingRequest, type RequestFn } from '../client/request.js';
+import { tapTransport, wrapRequestHandler, wrapToolCallback } from '../server/server.js';
+import { isRecord } from '../shared/safe.js';
 
 type AnyFn = (this: unknown, ...args: unknown[]) => unknown;
 /**

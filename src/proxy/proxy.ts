@@ -1,9 +1,9 @@
-import { markRelayed } from '../core/server.js';
+import { markRelayed } from '../server/server.js';
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { getToolAnnotations, rememberToolList } from '../core/tool-annotations.js';
+import { getToolAnnotations, rememberToolList } from '../shared/tool-annotations.js';
 import { createToolRetry, type ToolRetryClient } from '../retry/with-tool-retry.js';
 import { toolFailure } from '../tool-failure/build.js';
 import { PACKAGE_VERSION } from '../version.js';

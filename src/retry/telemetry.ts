@@ -34,12 +34,12 @@ import {
   METRIC_MCP_TOOL_CALL_RETRIES,
   SCHEMA_URL,
 } from '../semconv.js';
-import { SEVERITY_WARN, ScopeLogger, type LoggerProviderLike } from '../core/logs.js';
+import { SEVERITY_WARN, ScopeLogger, type LoggerProviderLike } from '../shared/logs.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
-import { DEFAULT_RATE_PER_SECOND, exceptionSignalOf } from '../core/config.js';
-import { metricCode } from '../core/metrics.js';
-import { exceptionTypeOf, writeExceptionAttributes } from '../core/exception.js';
-import { RateBudget } from '../core/rate-budget.js';
+import { DEFAULT_RATE_PER_SECOND, exceptionSignalOf } from '../shared/config.js';
+import { metricCode } from '../shared/metrics.js';
+import { exceptionTypeOf, writeExceptionAttributes } from '../shared/exception.js';
+import { RateBudget } from '../shared/rate-budget.js';
 import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
 
 const SCOPE_OPTIONS = { schemaUrl: SCHEMA_URL };

@@ -1,6 +1,6 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
-import type { LoggerProviderLike } from '../core/logs.js';
-import type { RetryHints } from '../core/tool-annotations.js';
+import type { LoggerProviderLike } from '../shared/logs.js';
+import type { RetryHints } from '../shared/tool-annotations.js';
 import type { TOOL_CALL_OUTCOMES } from '../semconv.js';
 import type {
   ErrorClassifier,
@@ -34,7 +34,7 @@ export interface BackoffOptions {
   jitter: JitterStrategy;
 }
 
-/** The part of MCP `ToolAnnotations` the policy reads (one definition: core/tool-annotations). */
+/** The part of MCP `ToolAnnotations` the policy reads (one definition: shared/tool-annotations). */
 export type ToolRetryAnnotations = RetryHints;
 
 /** Limits of one logical call. */

@@ -1,11 +1,11 @@
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
-import { withAttempt } from '../attempt-context.js';
+import { withAttempt } from '../shared/attempt-context.js';
 import { classifyError } from '../tool-failure/classify.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
-import { isExceptionSignal, isMetaKey, isRate } from '../core/config.js';
-import { hintsOf, rememberToolList, retryHintsOf } from '../core/tool-annotations.js';
+import { isExceptionSignal, isMetaKey, isRate } from '../shared/config.js';
+import { hintsOf, rememberToolList, retryHintsOf } from '../shared/tool-annotations.js';
 import { backoffDelay, resolveBackoff } from './backoff.js';
 import { createRetryBudget, guardedBudget } from './budget.js';
 import { DEFAULT_RETRY_LIMITS, decide, decideOn } from './decide.js';

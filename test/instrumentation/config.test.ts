@@ -1,6 +1,6 @@
 import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/core/config.js';
+import { resolveConfig } from '../../src/shared/config.js';
 import { McpInstrumentation } from '../../src/index.js';
 
 describe('config: where thrown exceptions are recorded', () => {

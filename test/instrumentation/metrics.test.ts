@@ -6,7 +6,7 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { FailureTally } from '../../src/core/metrics.js';
+import { FailureTally } from '../../src/shared/metrics.js';
 import { ToolFailureError } from '../../src/index.js';
 import { McpServer, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';

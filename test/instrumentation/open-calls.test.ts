@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OpenCalls } from '../../src/core/open-calls.js';
+import { OpenCalls } from '../../src/server/open-calls.js';
 
 describe('open calls of a transport', () => {
   it('finds, replaces and removes calls by JSON-RPC id, numbers and strings apart', () => {

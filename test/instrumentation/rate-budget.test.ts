@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RateBudget } from '../../src/core/rate-budget.js';
-import { resolveConfig } from '../../src/core/config.js';
+import { RateBudget } from '../../src/shared/rate-budget.js';
+import { resolveConfig } from '../../src/shared/config.js';
 
 function clocked(perSecond: number) {
   let now = 0;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { runtimes, type Runtime } from '../helpers/runtimes.js';
-import { NO_ESM_HOOK_WARNING } from '../../src/core/esm-hook.js';
+import { NO_ESM_HOOK_WARNING } from '../../src/shared/esm-hook.js';
 import { SCHEMA_URL } from '../../src/semconv.js';
 import { NAME, copiesOf, newProject, node, pack, type Packed } from './install.js';
 

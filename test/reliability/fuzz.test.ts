@@ -8,8 +8,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractFromParams, injectIntoParams } from '../../src/core/propagation.js';
-import { operationAttributes, setRequestAttributes, targetOf } from '../../src/core/attributes.js';
+import { extractFromParams, injectIntoParams } from '../../src/shared/propagation.js';
+import {
+  operationAttributes,
+  setRequestAttributes,
+  targetOf,
+} from '../../src/shared/attributes.js';
 import { classifyError, readToolFailure, TOOL_FAILURE_META_KEY } from '../../src/index.js';
 import { Client, InMemoryTransport, Server } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';

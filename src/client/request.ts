@@ -7,7 +7,7 @@ import {
   type Context,
   type Span,
 } from '@opentelemetry/api';
-import { attemptOf } from '../attempt-context.js';
+import { attemptOf } from '../shared/attempt-context.js';
 import type { TelemetrySource } from '../internal-types.js';
 import {
   ATTR_ERROR_TYPE,
@@ -20,13 +20,18 @@ import {
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure } from '../tool-failure/types.js';
 import type { McpResponseInfo } from '../types.js';
-import { operationAttributes, setRequestAttributes, spanNameOf, targetOf } from './attributes.js';
-import { rememberToolList } from './tool-annotations.js';
-import { injectIntoParams } from './propagation.js';
-import { recordToolResult, runHook, safeJson } from './record.js';
-import { copyWith, field, ownValue, isRecord } from './safe.js';
-import { secondsSince } from './metrics.js';
-import { truncate } from './truncate.js';
+import {
+  operationAttributes,
+  setRequestAttributes,
+  spanNameOf,
+  targetOf,
+} from '../shared/attributes.js';
+import { rememberToolList } from '../shared/tool-annotations.js';
+import { injectIntoParams } from '../shared/propagation.js';
+import { recordToolResult, runHook, safeJson } from '../shared/record.js';
+import { copyWith, field, ownValue, isRecord } from '../shared/safe.js';
+import { secondsSince } from '../shared/metrics.js';
+import { truncate } from '../shared/truncate.js';
 
 /**
  * The request this code is handing to the original `request` right now. A second layer of

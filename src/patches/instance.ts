@@ -1,13 +1,13 @@
-import { wrapRequestHandler, wrapToolCallback } from './core/server.js';
-import { isRecord } from './core/safe.js';
-import type { TelemetrySource } from './internal-types.js';
+import { wrapRequestHandler, wrapToolCallback } from '../server/server.js';
+import { isRecord } from '../shared/safe.js';
+import type { TelemetrySource } from '../internal-types.js';
 import {
   patchMcpServer,
   patchProtocol,
   tapConnected,
   wrapOwn,
   wrapRegisteredTool,
-} from './patches/protocol.js';
+} from './protocol.js';
 
 const MANUAL = Symbol.for('omcp.mcp.manual');
 type AnyFn = (this: unknown, ...args: unknown[]) => unknown;

@@ -11,7 +11,7 @@ import {
   type Link,
   type Span,
 } from '@opentelemetry/api';
-import { SEVERITY_ERROR, SEVERITY_WARN } from './logs.js';
+import { SEVERITY_ERROR, SEVERITY_WARN } from '../shared/logs.js';
 import type { JsonRpcMessage, TelemetrySource, TransportLike } from '../internal-types.js';
 import {
   ATTR_ERROR_TYPE,
@@ -38,15 +38,15 @@ import {
   spanNameOf,
   targetOf,
   withAttributes,
-} from './attributes.js';
-import { exceptionTypeOf, writeExceptionAttributes } from './exception.js';
-import { failureAttributes } from './failure-attributes.js';
-import { secondsSince } from './metrics.js';
-import { extractFromParams } from './propagation.js';
-import { recordToolResult, runHook, safeJson } from './record.js';
+} from '../shared/attributes.js';
+import { exceptionTypeOf, writeExceptionAttributes } from '../shared/exception.js';
+import { failureAttributes } from '../shared/failure-attributes.js';
+import { secondsSince } from '../shared/metrics.js';
+import { extractFromParams } from '../shared/propagation.js';
+import { recordToolResult, runHook, safeJson } from '../shared/record.js';
 import { OpenCalls } from './open-calls.js';
-import { copyWith, field, isRecord, ownString, ownValue } from './safe.js';
-import { truncate } from './truncate.js';
+import { copyWith, field, isRecord, ownString, ownValue } from '../shared/safe.js';
+import { truncate } from '../shared/truncate.js';
 import type { McpResponseInfo } from '../types.js';
 
 /** What the server side knows of one incoming request while it runs. */
