@@ -109,3 +109,12 @@ export const DURATION_BUCKETS_SECONDS = Object.freeze([
 ]);
 /** Stands for a failure code outside the baseline vocabulary and the allow-list, on metrics. */
 export const METRIC_CODE_OTHER = '_OTHER';
+
+// --- Exceptions (stable) and the SDK's metric overflow attribute ---
+export const LOG_ATTR_EXCEPTION_TYPE = 'exception.type';
+export const LOG_ATTR_EXCEPTION_MESSAGE = 'exception.message';
+export const LOG_ATTR_EXCEPTION_STACKTRACE = 'exception.stacktrace';
+/** Not in the registry: the cause chain of a thrown error, formatted. */
+export const LOG_ATTR_EXCEPTION_CAUSE = 'exception.cause';
+/** The SDK's attribute for a metric stream beyond its cardinality limit. */
+export const METRIC_ATTR_OTEL_METRIC_OVERFLOW = 'otel.metric.overflow';

@@ -32,6 +32,7 @@ import { recordToolResult, runHook, safeJson } from '../shared/record.js';
 import { copyWith, field, ownValue, isRecord } from '../shared/safe.js';
 import { secondsSince } from '../shared/metrics.js';
 import { truncate } from '../shared/truncate.js';
+import { REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 
 /**
  * The request this code is handing to the original `request` right now. A second layer of
@@ -197,7 +198,7 @@ function recordClientError(
   if (signal instanceof AbortSignal && signal.aborted) {
     errorType = 'cancelled';
   } else if (
-    code === -32001 &&
+    code === REQUEST_TIMEOUT &&
     isRecord(ownValue(error, 'data')) &&
     'timeout' in (ownValue(error, 'data') as object)
   ) {

@@ -4,6 +4,7 @@
 import { ATTR_MCP_TOOL_CALL_OUTCOME, ATTR_MCP_TOOL_CALL_ATTEMPTS } from '../semconv.js';
 import { failureFields, type ChainNode, type ChainRole, type FailureChain } from './chain.js';
 import type { AttributeValue, LookupEvent, LookupSpan } from './otlp.js';
+import { LOG_ATTR_EXCEPTION_STACKTRACE } from '../semconv.js';
 
 const ROLE_LABEL: Record<ChainRole, string> = {
   call: 'logical call',
@@ -60,7 +61,7 @@ function spanLine(node: ChainNode): string {
 function eventLine(span: LookupSpan, event: LookupEvent): string {
   const offset = formatDuration(event.timeUnixNano - span.startTimeUnixNano);
   const attrs = Object.entries(event.attributes)
-    .filter(([key]) => key !== 'exception.stacktrace')
+    .filter(([key]) => key !== LOG_ATTR_EXCEPTION_STACKTRACE)
     .map(([key, value]) => `${key}=${oneLine(formatValue(value), 120)}`);
   return `event +${offset} ${event.name}${attrs.length > 0 ? `  ${attrs.join(' ')}` : ''}`;
 }

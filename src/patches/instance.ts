@@ -1,4 +1,4 @@
-import { wrapRequestHandler, wrapToolCallback } from '../server/server.js';
+import { wrapRequestHandler, wrapToolCallback } from '../server/handlers.js';
 import { isRecord } from '../shared/safe.js';
 import type { TelemetrySource } from '../internal-types.js';
 import {

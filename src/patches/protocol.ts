@@ -1,6 +1,7 @@
 import type { TelemetrySource, TransportLike } from '../internal-types.js';
 import { traceOutgoingRequest, type RequestFn } from '../client/request.js';
-import { tapTransport, wrapRequestHandler, wrapToolCallback } from '../server/server.js';
+import { wrapRequestHandler, wrapToolCallback } from '../server/handlers.js';
+import { tapTransport } from '../server/transport-tap.js';
 import { isRecord } from '../shared/safe.js';
 
 type AnyFn = (this: unknown, ...args: unknown[]) => unknown;

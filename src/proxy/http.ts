@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ToolFailureProxy } from './types.js';
+import { CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 
 /** A Streamable HTTP endpoint serving a proxy; stop it with `close()`. */
 export interface ProxyHttpEndpoint {
@@ -36,7 +37,7 @@ export async function serveStreamableHttp(
           JSON.stringify({
             jsonrpc: '2.0',
             id: null,
-            error: { code: -32001, message: 'Session not found' },
+            error: { code: REQUEST_TIMEOUT, message: 'Session not found' },
           }),
         );
         return;
@@ -44,19 +45,29 @@ export async function serveStreamableHttp(
       // Only an initialize request opens a session (and an upstream connection): anything else
       // without a session is answered here, before any of that is set up or kept.
       if (req.method !== 'POST') {
-        rpcError(res, 400, -32000, 'Bad Request: no session; the first request must be initialize');
+        rpcError(
+          res,
+          400,
+          CONNECTION_CLOSED,
+          'Bad Request: no session; the first request must be initialize',
+        );
         return;
       }
       let body: unknown;
       try {
         body = JSON.parse(await readBody(req));
       } catch (error) {
-        if (error instanceof BodyTooLarge) rpcError(res, 413, -32000, error.message);
-        else rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
+        if (error instanceof BodyTooLarge) rpcError(res, 413, CONNECTION_CLOSED, error.message);
+        else rpcError(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON');
         return;
       }
       if (!isInitializeRequest(body)) {
-        rpcError(res, 400, -32000, 'Bad Request: no session; the first request must be initialize');
+        rpcError(
+          res,
+          400,
+          CONNECTION_CLOSED,
+          'Bad Request: no session; the first request must be initialize',
+        );
         return;
       }
       const created: StreamableHTTPServerTransport = new Transport({

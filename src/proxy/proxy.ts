@@ -1,4 +1,4 @@
-import { markRelayed } from '../server/server.js';
+import { markRelayed } from '../shared/relayed.js';
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -11,8 +11,8 @@ import { forwardParams, upstreamFailureInit } from './forward.js';
 import { loadSdk, type Sdk } from './sdk.js';
 import type { ToolFailureProxy, ToolFailureProxyOptions } from './types.js';
 import { RelayedRpcError, UpstreamError, UpstreamLink } from './upstream.js';
+import { INTERNAL_ERROR } from '../shared/jsonrpc.js';
 
-const INTERNAL_ERROR = -32603;
 /** Notifications the downstream `Server` handles itself (initialize, ping are its requests). */
 const LOCAL_NOTIFICATIONS = new Set([
   'notifications/initialized',

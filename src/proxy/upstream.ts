@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamProblem } from './forward.js';
 import type { Sdk } from './sdk.js';
 import type { UpstreamTransportFactory } from './types.js';
+import { CONNECTION_CLOSED, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 
 /** Thrown by `UpstreamLink` when the upstream gave no usable answer. */
 export class UpstreamError extends Error {
@@ -32,8 +33,6 @@ function describe(problem: UpstreamProblem): string {
 
 const MALFORMED = Symbol('malformed upstream message');
 /** The SDK's own codes for a closed connection and a request timeout (not the upstream's). */
-const CONNECTION_CLOSED = -32000;
-const REQUEST_TIMEOUT = -32001;
 
 function messageOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);

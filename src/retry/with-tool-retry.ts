@@ -23,6 +23,7 @@ import type {
   ToolRetryAnnotations,
   ToolRetryPolicy,
 } from './types.js';
+import { CONNECTION_CLOSED } from '../shared/jsonrpc.js';
 
 /**
  * The client shape `withToolRetry` wraps. `Client` of `@modelcontextprotocol/sdk` 1.x
@@ -444,7 +445,9 @@ const CLOSE_WATCH = new WeakMap<object, AbortController>();
 
 /** What a retry wait rejects with when the connection closed (the SDK's ConnectionClosed code). */
 function connectionClosed(): Error {
-  return Object.assign(new Error('Connection closed during a retry wait'), { code: -32000 });
+  return Object.assign(new Error('Connection closed during a retry wait'), {
+    code: CONNECTION_CLOSED,
+  });
 }
 
 const ABSENT: ToolFailureReading = Object.freeze({ status: 'absent', problems: [] });

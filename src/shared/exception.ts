@@ -1,6 +1,12 @@
 import type { Attributes } from '@opentelemetry/api';
 import { safeJson } from './record.js';
 import { truncate } from './truncate.js';
+import {
+  LOG_ATTR_EXCEPTION_CAUSE,
+  LOG_ATTR_EXCEPTION_MESSAGE,
+  LOG_ATTR_EXCEPTION_STACKTRACE,
+  LOG_ATTR_EXCEPTION_TYPE,
+} from '../semconv.js';
 
 /** The `exception.type` of an error: its name (an error's own, else its class's). */
 export function exceptionTypeOf(error: Error): string {
@@ -19,18 +25,18 @@ export function writeExceptionAttributes(
   withStack: boolean,
 ): void {
   if (thrown instanceof Error) {
-    attributes['exception.type'] = exceptionTypeOf(thrown);
-    attributes['exception.message'] = truncate(thrown.message, 4096);
+    attributes[LOG_ATTR_EXCEPTION_TYPE] = exceptionTypeOf(thrown);
+    attributes[LOG_ATTR_EXCEPTION_MESSAGE] = truncate(thrown.message, 4096);
     if (withStack && typeof thrown.stack === 'string')
-      attributes['exception.stacktrace'] = truncate(thrown.stack, 16_384);
+      attributes[LOG_ATTR_EXCEPTION_STACKTRACE] = truncate(thrown.stack, 16_384);
     const cause: unknown = thrown.cause;
     if (cause !== undefined)
-      attributes['exception.cause'] = truncate(
+      attributes[LOG_ATTR_EXCEPTION_CAUSE] = truncate(
         cause instanceof Error ? `${cause.name}: ${cause.message}` : safeJson(cause),
         4096,
       );
   } else if (thrown !== undefined) {
-    attributes['exception.type'] = 'NonError';
-    attributes['exception.message'] = truncate(safeJson(thrown), 1024);
+    attributes[LOG_ATTR_EXCEPTION_TYPE] = 'NonError';
+    attributes[LOG_ATTR_EXCEPTION_MESSAGE] = truncate(safeJson(thrown), 1024);
   }
 }

@@ -12,6 +12,7 @@ import {
   ATTR_MCP_TOOL_FAILURE_CODE,
   DURATION_BUCKETS_SECONDS,
   ERROR_TYPE_VALUE_TOOL_ERROR,
+  METRIC_ATTR_OTEL_METRIC_OVERFLOW,
   METRIC_CODE_OTHER,
   METRIC_MCP_CLIENT_OPERATION_DURATION,
   METRIC_MCP_CLIENT_TOOL_FAILURES,
@@ -31,7 +32,6 @@ export interface McpInstruments {
 /** Distinct attribute sets a failure counter keeps before counting the rest as overflow. */
 export const FAILURE_TALLY_LIMIT = 2000;
 /** The attribute the OpenTelemetry metrics SDK puts on its own overflow point. */
-const ATTR_OTEL_METRIC_OVERFLOW = 'otel.metric.overflow';
 
 interface TallyEntry {
   readonly attrs: Attributes;
@@ -64,7 +64,7 @@ export class FailureTally {
     if (entry === undefined) {
       if (this.entries.length >= this.limit) {
         this.overflow ??= {
-          attrs: Object.freeze({ [ATTR_OTEL_METRIC_OVERFLOW]: true }),
+          attrs: Object.freeze({ [METRIC_ATTR_OTEL_METRIC_OVERFLOW]: true }),
           value: 0,
         };
         this.overflow.value++;

@@ -1,5 +1,16 @@
 import { isToolFailureError } from './error.js';
 import type { ErrorClassification, ErrorClassifier } from './types.js';
+import {
+  CONNECTION_CLOSED,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  REQUEST_TIMEOUT,
+  RESOURCE_NOT_FOUND,
+  URL_ELICITATION_REQUIRED,
+} from '../shared/jsonrpc.js';
 
 /** Options for `classifyError`. */
 export interface ClassifyErrorOptions {
@@ -40,15 +51,15 @@ const TRANSIENT_NETWORK_CODES = new Set([
 
 /** JSON-RPC / MCP error codes (MCP `ErrorCode`, SDK 1.x and 2.x). */
 const JSONRPC: Record<number, ErrorClassification> = {
-  [-32700]: { class: 'capability', code: 'invalid_input' },
-  [-32600]: { class: 'capability', code: 'invalid_input' },
-  [-32601]: { class: 'capability', code: 'capability_unsupported' },
-  [-32602]: { class: 'capability', code: 'invalid_input' },
-  [-32603]: DEFAULT_CLASSIFICATION,
-  [-32000]: { class: 'reliability', code: 'upstream_unavailable', retryable: true },
-  [-32001]: { class: 'reliability', code: 'timeout', retryable: true },
-  [-32002]: { class: 'capability', code: 'resource_not_found' },
-  [-32042]: { class: 'governance', code: 'user_action_required' },
+  [PARSE_ERROR]: { class: 'capability', code: 'invalid_input' },
+  [INVALID_REQUEST]: { class: 'capability', code: 'invalid_input' },
+  [METHOD_NOT_FOUND]: { class: 'capability', code: 'capability_unsupported' },
+  [INVALID_PARAMS]: { class: 'capability', code: 'invalid_input' },
+  [INTERNAL_ERROR]: DEFAULT_CLASSIFICATION,
+  [CONNECTION_CLOSED]: { class: 'reliability', code: 'upstream_unavailable', retryable: true },
+  [REQUEST_TIMEOUT]: { class: 'reliability', code: 'timeout', retryable: true },
+  [RESOURCE_NOT_FOUND]: { class: 'capability', code: 'resource_not_found' },
+  [URL_ELICITATION_REQUIRED]: { class: 'governance', code: 'user_action_required' },
 };
 
 /**

@@ -1,0 +1,28 @@
+/**
+ * JSON-RPC error codes this package reads or writes: the JSON-RPC 2.0 codes, the MCP SDKs' own
+ * (connection closed, request timeout, resource not found, URL elicitation required) and the
+ * codes the MCP specification reserves (-32020 to -32099). One definition; every module imports.
+ */
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+/** The SDKs' `ConnectionClosed`; also the generic server error of the Streamable HTTP transport. */
+export const CONNECTION_CLOSED = -32000;
+/** The SDKs' `RequestTimeout`; the Streamable HTTP transport's "session not found" too. */
+export const REQUEST_TIMEOUT = -32001;
+export const RESOURCE_NOT_FOUND = -32002;
+export const URL_ELICITATION_REQUIRED = -32042;
+
+/**
+ * Codes the semantic conventions do not count as server errors on the server span: the caller's
+ * mistake, recorded as `rpc.response.status_code` without `error.type` (genai #404).
+ */
+export const CALLER_ERRORS: ReadonlySet<number> = new Set([
+  PARSE_ERROR,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  INVALID_PARAMS,
+  RESOURCE_NOT_FOUND,
+]);

@@ -1,0 +1,15 @@
+/**
+ * The handshake between a relaying proxy and a server-side instrumentation in the same process
+ * (possibly another copy of this package, hence a global): a result relayed from an upstream is
+ * recorded by the server tap but never completed with a failure object of its own.
+ */
+/** Results a relaying proxy passes on: the server tap records them but never completes them. */
+export const relayed: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[
+  Symbol.for('omcp.mcp.relayed')
+] ??= new WeakSet<object>()) as WeakSet<object>;
+
+/** Marks `result` as relayed from an upstream server, so no failure object is added to it here. */
+export function markRelayed<T>(result: T): T {
+  if (typeof result === 'object' && result !== null) relayed.add(result);
+  return result;
+}

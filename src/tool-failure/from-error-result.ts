@@ -1,0 +1,57 @@
+import { ownString } from '../shared/safe.js';
+import { INVALID_PARAMS } from '../shared/jsonrpc.js';
+import { classifyError } from './classify.js';
+import type { ErrorClassification, ErrorClassifier, ToolFailure } from './types.js';
+
+/**
+ * A tool's error result without a failure object, classified: by the error its callback threw,
+ * or, when none did, by the SDK's own refusal text ("MCP error -32602: Tool x not found").
+ */
+export function classifyErrorResult(
+  thrown: unknown,
+  result: Record<string, unknown>,
+  classifier: ErrorClassifier | undefined,
+): ErrorClassification {
+  if (thrown !== undefined) return classifyError(thrown, { classifier });
+  const content = result.content;
+  const first: unknown = Array.isArray(content) ? content[0] : undefined;
+  const text = ownString(first, 'text');
+  const match = text === undefined ? null : SDK_ERROR_TEXT.exec(text);
+  if (match !== null) {
+    const code = Number(match[1]);
+    const message = match[2] ?? '';
+    if (code === INVALID_PARAMS && /^Tool \S.* (not found|disabled)$/.test(message)) {
+      return { class: 'capability', code: 'capability_unsupported' };
+    }
+    return classifyError({ code }, { classifier });
+  }
+  return classifyError(undefined, { classifier });
+}
+
+const SDK_ERROR_TEXT = /^MCP error (-?\d+): (.*)$/s;
+
+/**
+ * The failure object of a classification: class and code, the retry hints it allows
+ * (`retryNotBefore` only with `retryable: true`), its guidance, and `correlationId`.
+ */
+export function failureFromClassification(
+  classification: ErrorClassification,
+  correlationId: string,
+): ToolFailure {
+  const failure: ToolFailure = {
+    class: classification.class,
+    code: classification.code,
+    correlationId,
+  };
+  if (classification.retryable !== undefined) failure.retryable = classification.retryable;
+  if (classification.retryNotBefore !== undefined && classification.retryable === true)
+    failure.retryNotBefore = classification.retryNotBefore;
+  if (classification.agentGuidance !== undefined)
+    failure.agentGuidance = classification.agentGuidance;
+  return failure;
+}
+
+/** The short text that replaces a thrown error's message when `redactThrownErrorText` is on. */
+export function redactedText(failure: ToolFailure): string {
+  return `The tool failed (${failure.class}: ${failure.code}). Reference: ${failure.correlationId}.`;
+}
