@@ -4,8 +4,6 @@ import {
   context,
   trace,
   type Attributes,
-  type Context,
-  type Link,
   type Span,
 } from '@opentelemetry/api';
 import type { JsonRpcMessage, TelemetrySource, TransportLike } from '../internal-types.js';
@@ -49,6 +47,7 @@ import {
 } from './call-context.js';
 import { recordDiagnostics } from './failure-log.js';
 import { OpenCalls } from './open-calls.js';
+import { parentFor } from './parenting.js';
 import { CALLER_ERRORS } from '../shared/jsonrpc.js';
 
 const TAPPED = Symbol.for('omcp.mcp.tapped');
@@ -153,33 +152,18 @@ function startServerCall(
   const attrs = operationAttributes(transport, method, target, version);
 
   const ambient = context.active();
-  const ambientSpan = trace.getSpanContext(ambient);
-  const remote = extractFromParams(params);
-  const remoteSpan = remote === undefined ? undefined : trace.getSpanContext(remote);
-  let links: Link[] | undefined;
-  let parent: Context = ambient;
-  if (remote !== undefined && remoteSpan !== undefined) {
-    if (config.trustIncomingContext) {
-      // Parent on the caller's MCP context; keep the transport's own span (e.g. HTTP) as a link.
-      parent = remote;
-      if (ambientSpan !== undefined && ambientSpan.traceId !== remoteSpan.traceId)
-        (links ??= []).push({ context: ambientSpan });
-    } else {
-      parent = trace.deleteSpan(ambient);
-      (links ??= []).push({ context: remoteSpan });
-      if (ambientSpan !== undefined) (links ??= []).push({ context: ambientSpan });
-    }
-  }
-  const span = source.tracer().startSpan(
-    spanNameOf(method, target),
-    {
-      kind: SpanKind.SERVER,
-      attributes: attrs,
-      links,
-      root: !config.trustIncomingContext && remoteSpan !== undefined,
-    },
-    parent,
+  const { parent, links, root } = parentFor(
+    ambient,
+    extractFromParams(params),
+    config.trustIncomingContext,
   );
+  const span = source
+    .tracer()
+    .startSpan(
+      spanNameOf(method, target),
+      { kind: SpanKind.SERVER, attributes: attrs, links, root },
+      parent,
+    );
   setRequestAttributes(span, method, params, id, transport);
   if (config.captureToolPayloads && method === 'tools/call') {
     span.setAttribute(
