@@ -32,7 +32,7 @@ import { recordToolResult, runHook, safeJson } from '../shared/record.js';
 import { copyWith, field, ownValue, isRecord } from '../shared/safe.js';
 import { secondsSince } from '../shared/metrics.js';
 import { truncate } from '../shared/truncate.js';
-import { REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
+import { errorTypeOf, isJsonRpcCodeType } from '../shared/error-type.js';
 
 /**
  * The request this code is handing to the original `request` right now. A second layer of
@@ -187,29 +187,16 @@ function recordClientError(
   rest: unknown[],
 ): Attributes {
   const metricAttrs: Attributes = { ...opAttrs };
-  const code = ownValue(error, 'code');
   // Request options follow the result schema in 1.x (`request(req, schema, options)`); in 2.x
   // the schema is optional and `callTool` passes the options second (`request(req, options)`).
   const signal = rest
     .slice(0, 2)
     .map((arg) => (isRecord(arg) ? ownValue(arg, 'signal') : undefined))
     .find((s) => s instanceof AbortSignal);
-  let errorType: string;
-  if (signal instanceof AbortSignal && signal.aborted) {
-    errorType = 'cancelled';
-  } else if (
-    code === REQUEST_TIMEOUT &&
-    isRecord(ownValue(error, 'data')) &&
-    'timeout' in (ownValue(error, 'data') as object)
-  ) {
-    errorType = 'timeout';
-  } else if (typeof code === 'number' && Number.isInteger(code)) {
-    errorType = String(code);
+  const errorType = errorTypeOf(error, signal instanceof AbortSignal && signal.aborted);
+  if (isJsonRpcCodeType(errorType)) {
     span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, errorType);
     metricAttrs[ATTR_RPC_RESPONSE_STATUS_CODE] = errorType;
-  } else {
-    const name = error instanceof Error ? error.name : undefined;
-    errorType = typeof name === 'string' && name.length > 0 ? name : '_OTHER';
   }
   span.setAttribute(ATTR_ERROR_TYPE, errorType);
   metricAttrs[ATTR_ERROR_TYPE] = errorType;

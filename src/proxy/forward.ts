@@ -3,15 +3,12 @@
  * upstream cannot answer. No I/O here; `proxy.ts` is the shell around them.
  */
 import type { ToolFailureInit } from '../tool-failure/types.js';
+import { isRecord } from '../shared/safe.js';
 
 /** Keys of the W3C trace context that name the caller's span. */
 const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate'];
 
 type Params = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The params to send upstream for a downstream request: the same params and `_meta` (a copy,

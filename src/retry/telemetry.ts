@@ -41,6 +41,7 @@ import { metricCode } from '../shared/metrics.js';
 import { exceptionTypeOf, writeExceptionAttributes } from '../shared/exception.js';
 import { RateBudget } from '../shared/rate-budget.js';
 import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
+import { errorTypeOf } from '../shared/error-type.js';
 
 const SCOPE_OPTIONS = { schemaUrl: SCHEMA_URL };
 
@@ -140,9 +141,10 @@ export class RetryTelemetry {
           span.setAttribute(ATTR_MCP_TOOL_CALL_STOP_REASON, decision.reason);
       }
       if (outcome !== 'success') {
-        let errorType = ERROR_TYPE_VALUE_TOOL_ERROR;
-        if (outcome === 'aborted') errorType = 'aborted';
-        else if (error !== undefined) errorType = errorTypeOf(error);
+        const errorType =
+          outcome === 'aborted' || error !== undefined
+            ? errorTypeOf(error, outcome === 'aborted')
+            : ERROR_TYPE_VALUE_TOOL_ERROR;
         span.setAttribute(ATTR_ERROR_TYPE, errorType);
         span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
         if (outcome === 'error' && error !== undefined) this.recordException(span, toolName, error);
@@ -181,16 +183,6 @@ export class RetryTelemetry {
       context: trace.setSpan(context.active(), span),
     });
   }
-}
-
-function errorTypeOf(error: unknown): string {
-  if (error instanceof Error) {
-    const code: unknown = (error as { code?: unknown }).code;
-    if (typeof code === 'number' || (typeof code === 'string' && code.length > 0))
-      return String(code);
-    return error.name || 'Error';
-  }
-  return '_OTHER';
 }
 
 /** Runs telemetry work; a failure there is reported to `diag`, never to the caller. */

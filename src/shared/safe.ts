@@ -1,9 +1,17 @@
+/**
+ * An own data property, read without running accessors; what a hostile proxy's traps throw is
+ * thrown (the failure reader reports such an object as unreadable).
+ */
+export function ownData(obj: object, key: string): unknown {
+  const d = Object.getOwnPropertyDescriptor(obj, key);
+  return d !== undefined && 'value' in d ? d.value : undefined;
+}
+
 /** An own data property, read without running accessors; `undefined` on anything odd. */
 export function ownValue(obj: unknown, key: string): unknown {
   if (typeof obj !== 'object' || obj === null) return undefined;
   try {
-    const d = Object.getOwnPropertyDescriptor(obj, key);
-    return d !== undefined && 'value' in d ? d.value : undefined;
+    return ownData(obj, key);
   } catch {
     return undefined;
   }
@@ -19,6 +27,19 @@ export function field(obj: unknown, key: string): unknown {
   return typeof obj === 'object' && obj !== null
     ? (obj as Record<string, unknown>)[key]
     : undefined;
+}
+
+/**
+ * A property, own or inherited (an error's `name`, a getter of the SDK's error classes), read
+ * without letting a throwing getter escape; `undefined` on anything odd.
+ */
+export function safeGet(obj: unknown, key: string): unknown {
+  if (typeof obj !== 'object' || obj === null) return undefined;
+  try {
+    return (obj as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
 }
 
 /** An own string property, non-empty. */

@@ -11,6 +11,7 @@ import {
   RESOURCE_NOT_FOUND,
   URL_ELICITATION_REQUIRED,
 } from '../shared/jsonrpc.js';
+import { safeGet } from '../shared/safe.js';
 
 /** Options for `classifyError`. */
 export interface ClassifyErrorOptions {
@@ -99,7 +100,7 @@ function classifyBuiltIn(
     if (error.agentGuidance !== undefined) out.agentGuidance = error.agentGuidance;
     return out;
   }
-  const name = prop(error, 'name');
+  const name = safeGet(error, 'name');
   if (name === 'ZodError' || name === 'ValidationError' || name === 'SchemaValidationError') {
     return { class: 'capability', code: 'invalid_input' };
   }
@@ -108,14 +109,14 @@ function classifyBuiltIn(
     const byStatus = classifyStatus(status, error, now);
     if (byStatus !== undefined) return byStatus;
   }
-  const code = prop(error, 'code');
+  const code = safeGet(error, 'code');
   if (typeof code === 'number' && JSONRPC[code] !== undefined) return { ...JSONRPC[code] };
   if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code)) {
     return { class: 'reliability', code: 'retryable_transient_error', retryable: true };
   }
   if (name === 'TimeoutError') return { class: 'reliability', code: 'timeout', retryable: true };
   if (name === 'AbortError') return { class: 'reliability', code: 'cancelled', retryable: false };
-  return classifyBuiltIn(prop(error, 'cause'), now, depth + 1);
+  return classifyBuiltIn(safeGet(error, 'cause'), now, depth + 1);
 }
 
 function classifyStatus(
@@ -161,9 +162,9 @@ function classifyStatus(
 
 function httpStatusOf(error: object): number | undefined {
   for (const candidate of [
-    prop(error, 'status'),
-    prop(error, 'statusCode'),
-    prop(prop(error, 'response'), 'status'),
+    safeGet(error, 'status'),
+    safeGet(error, 'statusCode'),
+    safeGet(safeGet(error, 'response'), 'status'),
   ]) {
     if (
       typeof candidate === 'number' &&
@@ -190,36 +191,29 @@ export function parseRetryAfter(value: unknown, now: number): number | undefined
 }
 
 function retryAfterOf(error: object, now: () => number): number | undefined {
-  for (const headers of [prop(error, 'headers'), prop(prop(error, 'response'), 'headers')]) {
+  for (const headers of [
+    safeGet(error, 'headers'),
+    safeGet(safeGet(error, 'response'), 'headers'),
+  ]) {
     const value = headerValue(headers, 'retry-after');
     if (value !== undefined) {
       const parsed = parseRetryAfter(value, now());
       if (parsed !== undefined) return parsed;
     }
   }
-  const direct = prop(error, 'retryAfter');
+  const direct = safeGet(error, 'retryAfter');
   return direct === undefined ? undefined : parseRetryAfter(direct, now());
 }
 
 function headerValue(headers: unknown, name: string): unknown {
   if (typeof headers !== 'object' || headers === null) return undefined;
-  const get = prop(headers, 'get');
+  const get = safeGet(headers, 'get');
   if (typeof get === 'function') {
     const v: unknown = get.call(headers, name);
     return v ?? undefined;
   }
   for (const key of Object.keys(headers)) {
-    if (key.toLowerCase() === name) return prop(headers, key);
+    if (key.toLowerCase() === name) return safeGet(headers, key);
   }
   return undefined;
-}
-
-/** Reads a property without letting a throwing getter escape. */
-function prop(obj: unknown, key: string): unknown {
-  if (typeof obj !== 'object' || obj === null) return undefined;
-  try {
-    return (obj as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
 }

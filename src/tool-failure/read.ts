@@ -1,3 +1,4 @@
+import { isRecord, ownData } from '../shared/safe.js';
 import { checkFailureFields } from './check.js';
 import { TOOL_FAILURE_META_KEY } from './constants.js';
 import { TOOL_FAILURE_RULES as R, type ToolFailureRule } from './rules.js';
@@ -32,10 +33,10 @@ export function readToolFailure(
 }
 
 function readUnsafe(result: unknown, metaKey: string): ToolFailureReading {
-  if (!isObject(result)) return { status: 'absent', problems: [] };
+  if (!isRecord(result)) return { status: 'absent', problems: [] };
   const meta = ownData(result, '_meta');
   if (meta === undefined) return { status: 'absent', problems: [] };
-  if (!isObject(meta)) {
+  if (!isRecord(meta)) {
     return { status: 'absent', problems: [problem(R.META_OBJECT, '_meta is not an object')] };
   }
   const desc = Object.getOwnPropertyDescriptor(meta, metaKey);
@@ -54,7 +55,7 @@ function readUnsafe(result: unknown, metaKey: string): ToolFailureReading {
       problem(R.ONLY_ON_ERROR, 'toolFailure is present on a result without isError: true'),
     );
   }
-  if (!isObject(raw)) {
+  if (!isRecord(raw)) {
     problems.push(problem(R.FAILURE_OBJECT, 'toolFailure is not an object'));
     return { status: 'invalid', raw, problems };
   }
@@ -93,15 +94,6 @@ function toPlain(fields: ReadonlyMap<string, unknown>): ToolFailure {
     }
   }
   return out as ToolFailure;
-}
-
-function ownData(obj: object, key: string): unknown {
-  const d = Object.getOwnPropertyDescriptor(obj, key);
-  return d !== undefined && 'value' in d ? d.value : undefined;
-}
-
-function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function problem(r: ToolFailureRule, message: string): ToolFailureProblem {

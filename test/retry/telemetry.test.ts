@@ -190,7 +190,8 @@ describe('retry telemetry', () => {
       expect(span?.attributes).toMatchObject({
         'mcp.tool.call.attempts': 1,
         'mcp.tool.call.outcome': 'error',
-        'error.type': '-32001',
+        // The one error.type rule: the same value the attempt's client span carries.
+        'error.type': 'timeout',
       });
       expect(span?.status.code).toBe(2);
       expect(span?.events.map((e) => e.name)).toEqual(
@@ -271,7 +272,7 @@ describe('retry telemetry', () => {
       .map((s) => [s.attributes['mcp.tool.call.outcome'], s.attributes['error.type']]);
     expect(outcomes).toEqual([
       ['budget_exhausted', 'tool_error'],
-      ['aborted', 'aborted'],
+      ['aborted', 'cancelled'],
     ]);
     await pair.close();
   });
