@@ -5,6 +5,7 @@ import { execFileSync, fork } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { BEFORE, EXPECTED, VARIANTS, beforeProblem } from './lib/variants.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const scale = Number(process.env.BENCH_SCALE ?? '1');
@@ -15,6 +16,13 @@ const N = { memory: Math.round(600 * scale), stdio: Math.round(300 * scale) };
 const WARMUP = { memory: Math.round(3000 * scale), stdio: Math.round(1000 * scale) };
 const only = process.env.BENCH_ONLY?.split(',');
 const want = (section) => only === undefined || only.includes(section);
+const asked = process.env.BENCH_VARIANTS?.split(',');
+/** [after, before] for each paired row asked for: this build against BENCH_BEFORE_DIST's. */
+const pairs = (asked ?? []).filter((v) => v in BEFORE).map((v) => [BEFORE[v], v]);
+if (pairs.length > 0 && beforeProblem() !== undefined) {
+  console.error(`bench: ${beforeProblem()}`);
+  process.exit(2);
+}
 
 function installPeers() {
   if (existsSync(here('./peers/node_modules/.package-lock.json'))) return;
@@ -125,6 +133,8 @@ const results = {
   settings: { scale, rounds: ROUNDS, n: N, warmup: WARMUP },
   targets: [],
 };
+if (pairs.length > 0)
+  results.beforeAfter = { dist: process.env.BENCH_BEFORE_DIST, overhead: {}, alloc: {} };
 
 function versions() {
   const v = (dir, name) => {
@@ -157,11 +167,9 @@ function target(name, result, detail) {
 const isOurs = (v) => v === 'baseline' || v === 'floor' || v === 'omcp' || v.startsWith('omcp-');
 
 async function overhead() {
-  const { VARIANTS, EXPECTED } = await import('./lib/variants.mjs');
-  // Every ratio is to the floor's overhead over the baseline: both always run.
-  const variants = [
-    ...new Set(['baseline', 'floor', ...(process.env.BENCH_VARIANTS?.split(',') ?? VARIANTS)]),
-  ];
+  // Every ratio is to the floor's overhead over the baseline: both always run, and so does the
+  // this-build row of each paired row.
+  const variants = [...new Set(['baseline', 'floor', ...(asked ?? VARIANTS), ...pairs.flat()])];
   const workers = {};
   for (const v of variants) {
     workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v });
@@ -212,7 +220,7 @@ async function overhead() {
     '\n## Per-call CPU cost (client + server processes; overhead = median of paired per-round differences to baseline)\n',
   );
   say(
-    `${pad('scenario', 13)}${pad('variant', 16)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('(95% interval)', 16)}${lpad('wall µs', 9)}  spans produced per call`,
+    `${pad('scenario', 13)}${pad('variant', 20)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('(95% interval)', 16)}${lpad('wall µs', 9)}  spans produced per call`,
   );
   for (const [key, byVariant] of Object.entries(times)) {
     const [transport, scenario] = key.split('/');
@@ -234,7 +242,7 @@ async function overhead() {
       table[key][v] = row;
       const ci = row.ratioInterval;
       say(
-        `${pad(key, 13)}${pad(v, 16)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}${lpad(ci === undefined ? '' : `(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
+        `${pad(key, 13)}${pad(v, 20)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}${lpad(ci === undefined ? '' : `(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
       );
     }
     const mine = table[key].omcp;
@@ -289,6 +297,44 @@ async function overhead() {
     }
   }
   results.overhead = { variants, table, cpu: times, wall, serverCpu: child };
+  if (pairs.length > 0) {
+    sayPairsHeader('Overhead', 'overhead µs over baseline, median of paired per-round differences');
+    for (const [key, byVariant] of Object.entries(times))
+      for (const [after, before] of pairs) {
+        const ci = ratioInterval(byVariant[after], byVariant[before], byVariant.baseline);
+        const a = table[key][after].overheadNs;
+        const b = table[key][before].overheadNs;
+        sayPair(key, after, us(a), us(b), a / b, ci);
+        (results.beforeAfter.overhead[key] ??= {})[after] = {
+          afterNs: a,
+          beforeNs: b,
+          ratio: a / b,
+          ratioInterval: ci,
+        };
+      }
+  }
+}
+
+/**
+ * A paired row's verdict: a regression only when the whole interval of after / before lies
+ * above 1.
+ */
+const pairVerdict = ([low, high]) =>
+  low > 1 ? 'regression' : high < 1 ? 'no regression (lower)' : 'no regression';
+
+function sayPairsHeader(what, unit) {
+  say(
+    `\n## ${what} after / before (this build against BENCH_BEFORE_DIST=${process.env.BENCH_BEFORE_DIST}; ${unit})\n`,
+  );
+  say(
+    `${pad('scenario', 13)}${pad('variant', 14)}${lpad('after', 9)}${lpad('before', 9)}${lpad('ratio', 7)}${lpad('(95% interval)', 16)}  verdict`,
+  );
+}
+
+function sayPair(key, after, a, b, ratio, ci) {
+  say(
+    `${pad(key, 13)}${pad(after, 14)}${lpad(a, 9)}${lpad(b, 9)}${lpad(ratio.toFixed(2), 7)}${lpad(`(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}  ${pairVerdict(ci)}`,
+  );
 }
 
 async function alloc() {
@@ -297,17 +343,37 @@ async function alloc() {
   );
   const out = {};
   const rows = [
-    'baseline',
-    'floor',
-    'omcp',
-    'omcp-alllogs',
-    'omcp-allstacks',
-    'omcp-nologs',
-    'omcp-noobjects',
+    ...new Set([
+      'baseline',
+      'floor',
+      'omcp',
+      'omcp-alllogs',
+      'omcp-allstacks',
+      'omcp-nologs',
+      'omcp-noobjects',
+      ...pairs.flat(),
+    ]),
   ];
-  for (const v of rows) out[v] = runScript('./lib/alloc.mjs', { BENCH_VARIANT: v });
+  // The paired rows and the baseline run in several rounds (order rotating), so their ratio
+  // gets an interval; every row's figure is its median over the rounds it ran.
+  const repeated = ['baseline', ...pairs.flat()];
+  const rounds = Number(process.env.BENCH_ALLOC_ROUNDS ?? (pairs.length > 0 ? '5' : '1'));
+  const runs = {};
+  for (let r = 0; r < rounds; r++) {
+    const list = r === 0 ? rows : repeated;
+    for (const v of list.map((_, i) => list[(i + r) % list.length]))
+      (runs[v] ??= []).push(runScript('./lib/alloc.mjs', { BENCH_VARIANT: v }));
+  }
+  const bytesOf = (v, scenario) => runs[v].map((x) => x[scenario].bytesPerCall);
+  for (const v of rows) {
+    out[v] = runs[v][0];
+    for (const scenario of ['ok', 'fail'])
+      out[v][scenario].bytesPerCall = Math.round(median(bytesOf(v, scenario)));
+    if (runs[v].length > 1)
+      out[v].rounds = runs[v].map((x) => ({ ok: x.ok.bytesPerCall, fail: x.fail.bytesPerCall }));
+  }
   say(
-    `${pad('scenario', 13)}${pad('variant', 16)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}`,
+    `${pad('scenario', 13)}${pad('variant', 20)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}`,
   );
   for (const scenario of ['ok', 'fail']) {
     const base = out.baseline[scenario].bytesPerCall;
@@ -316,7 +382,7 @@ async function alloc() {
       const bytes = out[v][scenario].bytesPerCall;
       const over = bytes - base;
       say(
-        `${pad(`memory/${scenario}`, 13)}${pad(v, 16)}${lpad(bytes, 8)}${lpad(v === 'baseline' ? '-' : over, 15)}${lpad(v === 'baseline' ? '-' : (over / floorOver).toFixed(2), 9)}`,
+        `${pad(`memory/${scenario}`, 13)}${pad(v, 20)}${lpad(bytes, 8)}${lpad(v === 'baseline' ? '-' : over, 15)}${lpad(v === 'baseline' ? '-' : (over / floorOver).toFixed(2), 9)}`,
       );
     }
   }
@@ -325,6 +391,28 @@ async function alloc() {
     for (const t of out.omcp[scenario].top) say(`  ${lpad(t.bytesPerCall, 6)}  ${t.fn}`);
   }
   results.alloc = out;
+  if (pairs.length > 0) {
+    sayPairsHeader(
+      'Bytes allocated per call',
+      `bytes per call, the ratio of bytes over baseline, ${rounds} rounds`,
+    );
+    for (const scenario of ['ok', 'fail'])
+      for (const [after, before] of pairs) {
+        const base = bytesOf('baseline', scenario);
+        const ci = ratioInterval(bytesOf(after, scenario), bytesOf(before, scenario), base);
+        const a = out[after][scenario].bytesPerCall;
+        const b = out[before][scenario].bytesPerCall;
+        const over = (v) => median(bytesOf(v, scenario).map((x, i) => x - base[i]));
+        const ratio = over(after) / over(before);
+        sayPair(`memory/${scenario}`, after, a, b, ratio, ci);
+        (results.beforeAfter.alloc[`memory/${scenario}`] ??= {})[after] = {
+          afterBytes: a,
+          beforeBytes: b,
+          ratio,
+          ratioInterval: ci,
+        };
+      }
+  }
 }
 
 async function parts() {

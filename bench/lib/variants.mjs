@@ -1,5 +1,8 @@
 // The instrumentation variants. Each benchmark process installs exactly one of them, since
 // prototype patches are global to a process.
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -12,7 +15,6 @@ import {
 import * as v1Protocol from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as v1Mcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpInstrumentation } from '../../dist/esm/index.js';
 
 export const VARIANTS = [
   'baseline',
@@ -23,6 +25,12 @@ export const VARIANTS = [
   'autotel',
   'traceloop',
 ];
+
+/**
+ * The paired rows (on demand): each runs its variant on another build of this package, the
+ * `dist/` directory named by BENCH_BEFORE_DIST, against the same SDK, peers and floor.
+ */
+export const BEFORE = { 'omcp-before': 'omcp', 'omcp-client-before': 'omcp-client' };
 
 /** What each variant is expected to produce per tool call. */
 export const EXPECTED = {
@@ -35,9 +43,46 @@ export const EXPECTED = {
   'omcp-alllogs': 'client+server',
   'omcp-allstacks': 'client+server',
   'omcp-client-spans': 'client only',
+  'omcp-before': 'client+server',
+  'omcp-client-before': 'client only',
   autotel: 'client+server',
   traceloop: 'client+server',
 };
+
+/** Where `name`'s package directory resolves from `from`, as Node would look it up. */
+function packageDir(from, name) {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * Why the BENCH_BEFORE_DIST build cannot be paired with this one, in one line, or undefined.
+ * Both must run on the same dependency files: a second copy of the API in the process would
+ * cost the before rows alone (more code to keep warm), and make them look slower.
+ */
+export function beforeProblem() {
+  const dist = process.env.BENCH_BEFORE_DIST;
+  if (dist === undefined || dist === '')
+    return `the ${Object.keys(BEFORE).join(' and ')} rows need BENCH_BEFORE_DIST, the dist/ directory of the build to compare with (e.g. BENCH_BEFORE_DIST=/tmp/omcp-before/dist)`;
+  if (!existsSync(join(dist, 'esm', 'index.js')))
+    return `BENCH_BEFORE_DIST=${dist} has no esm/index.js: point it at a built dist/ directory`;
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const name of [
+    '@opentelemetry/api',
+    '@opentelemetry/instrumentation',
+    'require-in-the-middle',
+    '@modelcontextprotocol/sdk',
+  ]) {
+    const theirs = packageDir(resolve(dist), name);
+    const ours = packageDir(here, name);
+    if (theirs !== ours)
+      return `BENCH_BEFORE_DIST=${dist} resolves ${name} to ${theirs ?? 'nothing'}, the bench to ${ours}: link that build's node_modules to this tree's (ln -s) so only the package differs`;
+  }
+  return undefined;
+}
 
 let peers;
 async function peer() {
@@ -49,7 +94,15 @@ async function peer() {
  * Installs process-wide parts of a variant (prototype patches) and returns how to wrap a
  * client and a server of that variant.
  */
-export async function installVariant(name) {
+export async function installVariant(name, build) {
+  if (name in BEFORE) {
+    const problem = beforeProblem();
+    if (problem !== undefined) throw new Error(problem);
+    const url = pathToFileURL(join(process.env.BENCH_BEFORE_DIST, 'esm', 'index.js'));
+    return installVariant(BEFORE[name], await import(url.href));
+  }
+  // Loaded here, not at the top, so that a process of a paired row loads only the other build.
+  const { McpInstrumentation } = build ?? (await import('../../dist/esm/index.js'));
   switch (name) {
     case 'baseline':
       return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb };
