@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { context, trace } from '@opentelemetry/api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { withToolRetry } from '@omcp/instrumentation-mcp';
+import { withToolRetry } from '@omcp/instrumentation-mcp/retry';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const proxyCli = fileURLToPath(new URL('../dist/esm/cli/mcp-failure-proxy.js', import.meta.url));

@@ -6,7 +6,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { performance } from 'node:perf_hooks';
 import { setupOtel } from './otel.mjs';
 import { installVariant } from './variants.mjs';
-import { toolFailure, withToolRetry } from '../../dist/esm/index.js';
+import { withToolRetry } from '../../dist/esm/retry/index.js';
+import { toolFailure } from '../../dist/esm/tool-failure/index.js';
 
 const RETRIES = 50;
 const DELAY = 20;

@@ -4,7 +4,7 @@
 //   node --import ./examples/telemetry.mjs examples/retry-client/client.mjs
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { withToolRetry } from '@omcp/instrumentation-mcp';
+import { withToolRetry } from '@omcp/instrumentation-mcp/retry';
 import { check, spanExporter } from '../check.mjs';
 import { createTravelServer } from '../high-level-server/tools.mjs';
 

@@ -1,6 +1,6 @@
+// `@omcp/instrumentation-mcp/proxy`: the relaying proxy that preserves `_meta` (the
+// `mcp-failure-proxy` CLI runs it).
 export { createToolFailureProxy } from './proxy.js';
-export { forwardParams, upstreamFailureInit } from './forward.js';
-export type { UpstreamProblem } from './forward.js';
 export type {
   ToolFailureProxy,
   ToolFailureProxyOptions,

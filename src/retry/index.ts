@@ -1,18 +1,14 @@
-export { withToolRetry, toolCallReportOf } from './with-tool-retry.js';
-export { decide, decideOn, isIdempotent, summarize, DEFAULT_RETRY_LIMITS } from './decide.js';
-export {
-  backoffDelay,
-  exponentialDelay,
-  fullJitter,
-  equalJitter,
-  decorrelatedJitter,
-  resolveBackoff,
-  DEFAULT_BACKOFF,
-} from './backoff.js';
-export { sleep, systemClock } from './sleep.js';
+// `@omcp/instrumentation-mcp/retry`: the client's retry policy, dispatching on the failure's
+// class as the proposal says. `withToolRetry(client, policy)` wraps one client;
+// `createToolRetry(policy)` is an engine whose budget several clients share.
+export { withToolRetry, createToolRetry, toolCallReportOf } from './with-tool-retry.js';
+export { decide, decideOn, isIdempotent, DEFAULT_RETRY_LIMITS } from './decide.js';
+export { DEFAULT_BACKOFF } from './backoff.js';
 export { createRetryBudget } from './budget.js';
-export type { RetryableClient, ToolRetryClient } from './with-tool-retry.js';
+export { getToolAnnotations, refreshToolAnnotations } from '../shared/tool-annotations.js';
+export type { RetryableClient, ToolRetry, ToolRetryClient } from './with-tool-retry.js';
 export type { TokenBucketRetryBudget } from './budget.js';
+export type { ToolAnnotations } from '../shared/tool-annotations.js';
 export type {
   BackoffOptions,
   DecideContext,

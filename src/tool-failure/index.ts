@@ -1,3 +1,6 @@
+// `@omcp/instrumentation-mcp/tool-failure`: the tool-failure extension's data model. Build a
+// failure result (`toolFailure`, `ToolFailureError`), read one without trusting it
+// (`readToolFailure`, with stable rule ids), classify a thrown error (`classifyError`).
 export {
   TOOL_FAILURE_META_KEY,
   TOOL_FAILURE_CLASSES,
@@ -7,9 +10,26 @@ export {
   isToolFailureClass,
 } from './constants.js';
 export { TOOL_FAILURE_RULES } from './rules.js';
-export { checkFailureFields } from './check.js';
 export { readToolFailure } from './read.js';
-export { createToolFailure, toolFailure, toolFailureResult, messageOf } from './build.js';
+export { createToolFailure, toolFailure } from './build.js';
 export { ToolFailureError, isToolFailureError } from './error.js';
 export { classifyError, DEFAULT_CLASSIFICATION, parseRetryAfter } from './classify.js';
-export { correlationIdFor, randomTraceLikeId } from './correlation.js';
+export { correlationIdFor } from './correlation.js';
+export type {
+  ToolFailure,
+  ToolFailureClass,
+  ToolFailureInit,
+  ToolFailureResult,
+  ToolFailureResultOptions,
+  ToolResultContent,
+  TextContentBlock,
+  ToolFailureProblem,
+  ToolFailureReading,
+  ProblemSeverity,
+  ErrorClassification,
+  ErrorClassifier,
+} from './types.js';
+export type { ToolFailureRule, ToolFailureRuleId } from './rules.js';
+export type { ReadToolFailureOptions } from './read.js';
+export type { ClassifyErrorOptions } from './classify.js';
+export type { ToolFailureErrorInit } from './error.js';

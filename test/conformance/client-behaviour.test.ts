@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { TOOL_FAILURE_META_KEY, decide, toolCallReportOf, withToolRetry } from '../../src/index.js';
-import type { DecideContext, ToolFailure } from '../../src/index.js';
+import { decide, toolCallReportOf, withToolRetry } from '../../src/retry/index.js';
+import { TOOL_FAILURE_META_KEY } from '../../src/tool-failure/index.js';
+import type { DecideContext } from '../../src/retry/index.js';
+import type { ToolFailure } from '../../src/tool-failure/index.js';
 import { T0, drive, flush, useFakeTime } from '../retry/fake-time.js';
 import { fail, failTimes, transient, v1Pair } from '../retry/mcp-v1-pair.js';
 import { Server, connectPair } from '../helpers/mcp-v1.js';

@@ -12,7 +12,7 @@ import {
   createToolFailure,
   readToolFailure,
   toolFailure,
-} from '../../src/index.js';
+} from '../../src/tool-failure/index.js';
 
 const validate = new Ajv2020({ strict: true }).compile(
   JSON.parse(

@@ -1,7 +1,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY as KEY, readToolFailure } from '../../src/index.js';
+import { TOOL_FAILURE_META_KEY as KEY, readToolFailure } from '../../src/tool-failure/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { scriptedUpstream, throughProxy } from '../proxy/harness.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_RULES } from '../../src/index.js';
+import { TOOL_FAILURE_RULES } from '../../src/tool-failure/index.js';
 
 const root = new URL('../../', import.meta.url);
 const doc = readFileSync(new URL('docs/conformance.md', root), 'utf8');

@@ -1,11 +1,8 @@
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  TOOL_FAILURE_META_KEY as KEY,
-  getToolAnnotations,
-  refreshToolAnnotations,
-} from '../../src/index.js';
+import { getToolAnnotations, refreshToolAnnotations } from '../../src/retry/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { Server, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 

@@ -3,7 +3,11 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { TOOL_FAILURE_META_KEY as KEY, ToolFailureError, toolFailure } from '../../src/index.js';
+import {
+  TOOL_FAILURE_META_KEY as KEY,
+  ToolFailureError,
+  toolFailure,
+} from '../../src/tool-failure/index.js';
 import { Client, InMemoryTransport, McpServer, Server, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 

@@ -41,6 +41,13 @@ async function node(
   return result;
 }
 
+/** Every entry point, what it is imported for, and one call through it. */
+const ENTRIES = {
+  [NAME]: ['McpInstrumentation', 'instrumentClient', 'instrumentServer'],
+  [`${NAME}/tool-failure`]: ['toolFailure', 'readToolFailure', 'classifyError', 'ToolFailureError'],
+  [`${NAME}/retry`]: ['withToolRetry', 'createToolRetry', 'decide'],
+  [`${NAME}/proxy`]: ['createToolFailureProxy'],
+};
 const USE = `
   const result = toolFailure({ class: 'reliability', code: 'upstream_unavailable', retryable: true });
   const reading = readToolFailure(result);
@@ -48,15 +55,23 @@ const USE = `
     status: reading.status,
     code: reading.failure?.code,
     classified: classifyError(Object.assign(new Error('x'), { code: 'ECONNRESET' })).class,
-    instrumentation: typeof McpInstrumentation,
+    decision: decide(reading, { attempt: 1, now: 0, elapsedMs: 0, annotations: { idempotentHint: true }, limits: { maxAttempts: 3, maxElapsedMs: 1000 } }).action,
+    types: [McpInstrumentation, instrumentClient, instrumentServer, ToolFailureError, withToolRetry, createToolRetry, createToolFailureProxy].map((f) => typeof f),
   }));
 `;
 const EXPECTED = {
   status: 'valid',
   code: 'upstream_unavailable',
   classified: 'reliability',
-  instrumentation: 'function',
+  decision: 'retry',
+  types: Array(7).fill('function'),
 };
+const esmImports = Object.entries(ENTRIES)
+  .map(([entry, names]) => `import { ${names.join(', ')} } from '${entry}';`)
+  .join('\n');
+const cjsRequires = Object.entries(ENTRIES)
+  .map(([entry, names]) => `const { ${names.join(', ')} } = require('${entry}');`)
+  .join('\n');
 
 /** An in-memory call to a tool that throws; prints the failure's correlationId. */
 const CALL = (imports: string) => `
@@ -120,15 +135,9 @@ describe('the packed package, installed in a fresh project', () => {
     }
   });
 
-  it('imports as an ES module and requires as CommonJS, with the same API', async () => {
-    writeFileSync(
-      join(project, 'use.mjs'),
-      `import { toolFailure, readToolFailure, classifyError, McpInstrumentation } from '${NAME}';\n${USE}`,
-    );
-    writeFileSync(
-      join(project, 'use.cjs'),
-      `const { toolFailure, readToolFailure, classifyError, McpInstrumentation } = require('${NAME}');\n${USE}`,
-    );
+  it('imports every entry point as an ES module and requires it as CommonJS, with the same API', async () => {
+    writeFileSync(join(project, 'use.mjs'), `${esmImports}\n${USE}`);
+    writeFileSync(join(project, 'use.cjs'), `${cjsRequires}\n${USE}`);
     expect(JSON.parse((await node(['use.mjs'])).stdout)).toEqual(EXPECTED);
     expect(JSON.parse((await node(['use.cjs'])).stdout)).toEqual(EXPECTED);
   });
@@ -172,7 +181,7 @@ describe('the packed package, installed in a fresh project', () => {
       const call = CALL_FAILING('ToolFailureError');
       writeFileSync(
         join(lean, 'app.mjs'),
-        `import { ToolFailureError } from '${NAME}';
+        `import { ToolFailureError } from '${NAME}/tool-failure';
   import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
   import { Client } from '@modelcontextprotocol/sdk/client/index.js';
   import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -180,7 +189,7 @@ describe('the packed package, installed in a fresh project', () => {
       );
       writeFileSync(
         join(lean, 'app.cjs'),
-        `const { ToolFailureError } = require('${NAME}');
+        `const { ToolFailureError } = require('${NAME}/tool-failure');
   const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
   const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
   const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
@@ -219,8 +228,17 @@ describe('the packed package, installed in a fresh project', () => {
     expect((await node(['schema.cjs'])).stdout.trim().length).toBeGreaterThan(0);
   });
 
-  it('type-checks for ES module and CommonJS consumers under nodenext resolution', async () => {
-    const code = `import { toolFailure, readToolFailure, type ToolFailure } from '${NAME}';
+  it('type-checks every entry point for ES module and CommonJS consumers under nodenext resolution', async () => {
+    const code = `import { McpInstrumentation, type McpInstrumentationConfig } from '${NAME}';
+import { toolFailure, readToolFailure, type ToolFailure } from '${NAME}/tool-failure';
+import { createToolRetry, type ToolRetryPolicy } from '${NAME}/retry';
+import { createToolFailureProxy, type ToolFailureProxyOptions } from '${NAME}/proxy';
+const config: McpInstrumentationConfig = { captureToolPayloads: false };
+export const instrumentation = new McpInstrumentation(config);
+const policy: ToolRetryPolicy = { maxAttempts: 2 };
+export const retry = createToolRetry(policy);
+export const proxyOptions: Pick<ToolFailureProxyOptions, 'timeoutMs'> = { timeoutMs: 1000 };
+export const proxy: typeof createToolFailureProxy = createToolFailureProxy;
 const r = toolFailure({ class: 'governance', code: 'auth_required' });
 const reading = readToolFailure(r);
 const f: ToolFailure | undefined = reading.status === 'valid' ? reading.failure : undefined;

@@ -1,8 +1,8 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { createToolFailureProxy } from '../../src/index.js';
-import type { ToolFailureProxy, ToolFailureProxyOptions } from '../../src/index.js';
+import { createToolFailureProxy } from '../../src/proxy/index.js';
+import type { ToolFailureProxy, ToolFailureProxyOptions } from '../../src/proxy/index.js';
 import { Client, Server } from '../helpers/mcp-v1.js';
 
 /** What a scripted upstream does with one request. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { scriptedUpstream, throughProxy } from './harness.js';
 

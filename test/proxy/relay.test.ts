@@ -2,7 +2,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { scriptedUpstream, sdkUpstream, throughProxy } from './harness.js';
 

@@ -4,7 +4,7 @@
  * every downstream call, and the annotations the proxy saw in `tools/list` feed the policy.
  */
 import { describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { scriptedUpstream, throughProxy } from './harness.js';
 
 const failing = {

@@ -1,6 +1,6 @@
 import { SpanKind } from '@opentelemetry/api';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { TOOL_FAILURE_META_KEY as KEY, readToolFailure } from '../../src/index.js';
+import { TOOL_FAILURE_META_KEY as KEY, readToolFailure } from '../../src/tool-failure/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { scriptedUpstream, throughProxy, type Answer } from './harness.js';
 

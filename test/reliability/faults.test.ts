@@ -7,14 +7,12 @@ import { SpanKind } from '@opentelemetry/api';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { toolCallReportOf, withToolRetry, type GiveUpInfo } from '../../src/retry/index.js';
 import {
   TOOL_FAILURE_META_KEY as KEY,
   toolFailure,
-  toolCallReportOf,
-  withToolRetry,
-  type GiveUpInfo,
   type ToolFailure,
-} from '../../src/index.js';
+} from '../../src/tool-failure/index.js';
 import { connectPair, Client, InMemoryTransport, McpServer } from '../helpers/mcp-v1.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { setupTelemetry } from '../helpers/telemetry.js';

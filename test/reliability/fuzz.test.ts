@@ -14,7 +14,11 @@ import {
   setRequestAttributes,
   targetOf,
 } from '../../src/shared/attributes.js';
-import { classifyError, readToolFailure, TOOL_FAILURE_META_KEY } from '../../src/index.js';
+import {
+  classifyError,
+  readToolFailure,
+  TOOL_FAILURE_META_KEY,
+} from '../../src/tool-failure/index.js';
 import { Client, InMemoryTransport, Server } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { fuzzRuns, hostileJson, hostileObject, materialize, prototypeKeys } from './hostile.js';

@@ -17,12 +17,12 @@ import * as v1Protocol from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as v1Mcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { McpInstrumentation } from '../../src/index.js';
 import {
-  McpInstrumentation,
   TOOL_FAILURE_META_KEY as KEY,
   toolFailure,
   type ToolFailure,
-} from '../../src/index.js';
+} from '../../src/tool-failure/index.js';
 import { InMemoryTransport, McpServer } from '../helpers/mcp-v1.js';
 import { throughProxy } from '../proxy/harness.js';
 

@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_BACKOFF } from '../../src/retry/index.js';
 import {
-  DEFAULT_BACKOFF,
   backoffDelay,
   decorrelatedJitter,
   equalJitter,
   exponentialDelay,
   fullJitter,
-} from '../../src/index.js';
+} from '../../src/retry/backoff.js';
 import { resolveBackoff } from '../../src/retry/backoff.js';
-import type { BackoffOptions } from '../../src/index.js';
+import type { BackoffOptions } from '../../src/retry/index.js';
 
 const opts: BackoffOptions = {
   initialDelayMs: 100,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRetryBudget } from '../../src/index.js';
+import { createRetryBudget } from '../../src/retry/index.js';
 
 describe('createRetryBudget()', () => {
   it('allows retries only while tokens exceed half the bucket', () => {

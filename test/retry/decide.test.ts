@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY, decide, readToolFailure, toolFailure } from '../../src/index.js';
-import type { DecideContext, ToolFailure, ToolFailureClass } from '../../src/index.js';
+import { decide } from '../../src/retry/index.js';
+import {
+  TOOL_FAILURE_META_KEY,
+  readToolFailure,
+  toolFailure,
+} from '../../src/tool-failure/index.js';
+import type { DecideContext } from '../../src/retry/index.js';
+import type { ToolFailure, ToolFailureClass } from '../../src/tool-failure/index.js';
 
 const NOW = 1_800_000_000_000;
 const ctx = (over: Partial<DecideContext> = {}): DecideContext => ({

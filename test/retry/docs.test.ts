@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as semconv from '../../src/semconv.js';
-import { DEFAULT_BACKOFF, DEFAULT_RETRY_LIMITS } from '../../src/index.js';
+import { DEFAULT_BACKOFF, DEFAULT_RETRY_LIMITS } from '../../src/retry/index.js';
 
 const doc = readFileSync(new URL('../../docs/retry.md', import.meta.url), 'utf8');
 

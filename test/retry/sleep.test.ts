@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { sleep } from '../../src/index.js';
-import type { RetryClock } from '../../src/index.js';
+import { sleep } from '../../src/retry/sleep.js';
+import type { RetryClock } from '../../src/retry/index.js';
 
 describe('sleep()', () => {
   beforeEach(() => {

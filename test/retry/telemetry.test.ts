@@ -12,7 +12,8 @@ import {
   EVENT_MCP_TOOL_CALL_RETRY,
   METRIC_MCP_TOOL_CALL_RETRIES,
 } from '../../src/semconv.js';
-import { PACKAGE_NAME, instrumentClient, withToolRetry } from '../../src/index.js';
+import { PACKAGE_NAME, instrumentClient } from '../../src/index.js';
+import { withToolRetry } from '../../src/retry/index.js';
 import { setupTracing } from '../helpers/otel.js';
 import { drive, useFakeTime } from './fake-time.js';
 import { fail, failTimes, transient, v1Pair } from './mcp-v1-pair.js';

@@ -2,8 +2,9 @@ import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { toolFailure, withToolRetry } from '../../src/index.js';
-import type { ToolFailureInit } from '../../src/index.js';
+import { withToolRetry } from '../../src/retry/index.js';
+import { toolFailure } from '../../src/tool-failure/index.js';
+import type { ToolFailureInit } from '../../src/tool-failure/index.js';
 import { T0, drive, flush, useFakeTime } from './fake-time.js';
 
 /** A real SDK 2.x client and server over a linked in-memory pair. */

@@ -6,7 +6,7 @@ import {
   createToolFailure,
   readToolFailure,
   toolFailure,
-} from '../../src/index.js';
+} from '../../src/tool-failure/index.js';
 import { setupTracing } from '../helpers/otel.js';
 
 const { exporter } = setupTracing();

@@ -6,7 +6,7 @@ import {
   ToolFailureError,
   classifyError,
   parseRetryAfter,
-} from '../../src/index.js';
+} from '../../src/tool-failure/index.js';
 
 const NOW = 1_800_000_000_000;
 const now = (): number => NOW;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY as KEY, readToolFailure } from '../../src/index.js';
+import { TOOL_FAILURE_META_KEY as KEY, readToolFailure } from '../../src/tool-failure/index.js';
 
 const valid = {
   class: 'reliability',

@@ -8,7 +8,7 @@ import {
   createToolFailure,
   readToolFailure,
   toolFailure,
-} from '../../src/index.js';
+} from '../../src/tool-failure/index.js';
 
 const schema: object = JSON.parse(
   readFileSync(new URL('../../schema/tool-failure.schema.json', import.meta.url), 'utf8'),
