@@ -16,6 +16,7 @@ import { Hook as RequireHook } from 'require-in-the-middle';
 import { resolveConfig } from './shared/config.js';
 import { NO_ESM_HOOK_WARNING, esmLoaderHookActive } from './shared/esm-hook.js';
 import { ScopeLogger, type LoggerProviderLike } from './shared/logs.js';
+import { RateBudget } from './shared/rate-budget.js';
 import { createInstruments, type McpInstruments } from './shared/metrics.js';
 import { isRecord } from './shared/safe.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
@@ -64,6 +65,7 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
   declare private _scopeTracer: Tracer | undefined;
   declare private _scopeMeter: Meter | undefined;
   declare private _scopeLogger: ScopeLogger | undefined;
+  declare private _budgets: { stacks: RateBudget; logs: RateBudget } | undefined;
 
   constructor(config: McpInstrumentationConfig = {}) {
     super(PACKAGE_NAME, PACKAGE_VERSION, config);
@@ -231,6 +233,17 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
           (this._resolved ??= resolveConfig(this.getConfig(), process.env, (message) =>
             this._diag.warn(message),
           )),
+        budgets: () => {
+          const { stackTracesPerSecond: stacks, failureLogsPerSecond: logs } =
+            this._telemetry().config();
+          const b = this._budgets;
+          if (b === undefined || b.stacks.perSecond !== stacks || b.logs.perSecond !== logs)
+            this._budgets = {
+              stacks: b?.stacks.perSecond === stacks ? b.stacks : new RateBudget(stacks),
+              logs: b?.logs.perSecond === logs ? b.logs : new RateBudget(logs),
+            };
+          return this._budgets!;
+        },
         active: () => this._off !== true,
         diag: this._diag,
       };

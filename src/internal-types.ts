@@ -17,10 +17,10 @@ export interface ResolvedConfig extends McpInstrumentationConfig {
   /** Thrown errors also (or, without failure logs, only) as `exception` span events. */
   exceptionSpanEvents: boolean;
   redactThrownErrorText: boolean;
-  /** The stack-trace budget of this configuration (`maxStackTracesPerSecond`). */
-  stackBudget: RateBudget;
-  /** The failure log record budget of this configuration (`maxFailureLogsPerSecond`). */
-  logBudget: RateBudget;
+  /** `maxStackTracesPerSecond`, checked. */
+  stackTracesPerSecond: number;
+  /** `maxFailureLogsPerSecond`, checked. */
+  failureLogsPerSecond: number;
 }
 
 /** What the patches need from the instrumentation, read fresh on every call. */
@@ -29,6 +29,11 @@ export interface TelemetrySource {
   instruments(): McpInstruments;
   logger(): LoggerLike;
   config(): ResolvedConfig;
+  /**
+   * The storm budgets of the instrumentation instance: they live as long as it does, and a
+   * `setConfig()` that keeps their rates keeps their state.
+   */
+  budgets(): { stacks: RateBudget; logs: RateBudget };
   /** False once the instrumentation is disabled: taps and wrappers then pass everything through. */
   active(): boolean;
   diag: DiagLogger;

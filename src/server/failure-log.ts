@@ -39,12 +39,12 @@ function recordDiagnosticsUnsafe(
   // The log budget first: a record left out spends no stack token. -1: left out; else how many
   // records of this tool, code and type were left out before this one.
   const suppressed = config.emitFailureLogs
-    ? config.logBudget.take(call.target, `${failure?.code ?? ''}\u0000${type ?? ''}`)
+    ? source.budgets().logs.take(call.target, `${failure?.code ?? ''}\u0000${type ?? ''}`)
     : -1;
   const withStack =
     type !== undefined &&
     (suppressed >= 0 || config.exceptionSpanEvents) &&
-    config.stackBudget.take(call.target, type) >= 0;
+    source.budgets().stacks.take(call.target, type) >= 0;
   if (config.exceptionSpanEvents) {
     if (thrown instanceof Error)
       call.span.recordException(withStack ? thrown : { name: type, message: thrown.message });

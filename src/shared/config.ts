@@ -1,7 +1,6 @@
 import type { ResolvedConfig } from '../internal-types.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import type { McpInstrumentationConfig } from '../types.js';
-import { RateBudget } from './rate-budget.js';
 
 /**
  * Applies defaults; a value of the wrong type or range falls back to the default, and `warn`
@@ -78,8 +77,8 @@ export function resolveConfig(
     emitFailureLogs,
     exceptionSpanEvents: !emitFailureLogs || exceptionSignalOf(signal, env) === 'logs/dup',
     redactThrownErrorText: flag('redactThrownErrorText', false),
-    stackBudget: new RateBudget(maxStackTraces),
-    logBudget: new RateBudget(maxFailureLogs),
+    stackTracesPerSecond: maxStackTraces,
+    failureLogsPerSecond: maxFailureLogs,
   };
 }
 

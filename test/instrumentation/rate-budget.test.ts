@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RateBudget } from '../../src/shared/rate-budget.js';
 import { resolveConfig } from '../../src/shared/config.js';
+import { McpInstrumentation } from '../../src/instrumentation.js';
 
 function clocked(perSecond: number) {
   let now = 0;
@@ -47,21 +48,42 @@ describe('rate budget (stack traces, failure log records)', () => {
   });
 
   it('config: 10 per second unless a number >= 0 is given', () => {
-    expect(resolveConfig({}).stackBudget.perSecond).toBe(10);
-    expect(resolveConfig({}).logBudget.perSecond).toBe(10);
-    expect(resolveConfig({ maxStackTracesPerSecond: Infinity }).stackBudget.perSecond).toBe(
+    expect(resolveConfig({}).stackTracesPerSecond).toBe(10);
+    expect(resolveConfig({}).failureLogsPerSecond).toBe(10);
+    expect(resolveConfig({ maxStackTracesPerSecond: Infinity }).stackTracesPerSecond).toBe(
       Infinity,
     );
-    expect(resolveConfig({ maxFailureLogsPerSecond: Infinity }).logBudget.perSecond).toBe(Infinity);
-    expect(resolveConfig({ maxStackTracesPerSecond: 0 }).stackBudget.perSecond).toBe(0);
-    expect(resolveConfig({ maxFailureLogsPerSecond: 0 }).logBudget.perSecond).toBe(0);
+    expect(resolveConfig({ maxFailureLogsPerSecond: Infinity }).failureLogsPerSecond).toBe(
+      Infinity,
+    );
+    expect(resolveConfig({ maxStackTracesPerSecond: 0 }).stackTracesPerSecond).toBe(0);
+    expect(resolveConfig({ maxFailureLogsPerSecond: 0 }).failureLogsPerSecond).toBe(0);
     for (const bad of [-1, Number.NaN, '5', null]) {
       expect(
-        resolveConfig({ maxStackTracesPerSecond: bad as unknown as number }).stackBudget.perSecond,
+        resolveConfig({ maxStackTracesPerSecond: bad as unknown as number }).stackTracesPerSecond,
       ).toBe(10);
       expect(
-        resolveConfig({ maxFailureLogsPerSecond: bad as unknown as number }).logBudget.perSecond,
+        resolveConfig({ maxFailureLogsPerSecond: bad as unknown as number }).failureLogsPerSecond,
       ).toBe(10);
     }
+  });
+});
+
+describe('the storm budgets live with the instrumentation instance', () => {
+  it('setConfig() that keeps the rates keeps their state; a new rate gets a new budget', () => {
+    const instrumentation = new McpInstrumentation({ enabled: false });
+    const source = instrumentation._telemetry();
+    const first = source.budgets();
+    for (let i = 0; i < 10; i++) expect(first.logs.take('t', 'Error')).toBe(0);
+    expect(first.logs.take('t', 'Error')).toBe(-1);
+    instrumentation.setConfig({ captureToolPayloads: true });
+    const again = source.budgets();
+    expect(again.logs).toBe(first.logs);
+    expect(again.logs.take('t', 'Error')).toBe(-1);
+    instrumentation.setConfig({ maxFailureLogsPerSecond: 5 });
+    const changed = source.budgets();
+    expect(changed.logs).not.toBe(first.logs);
+    expect(changed.logs.perSecond).toBe(5);
+    expect(changed.stacks).toBe(first.stacks);
   });
 });

@@ -287,7 +287,11 @@ describe('server side (McpServer over an in-memory pair)', () => {
     });
 
     it('with maxFailureLogsPerSecond: Infinity every failure has its record', async () => {
-      t.instrumentation.setConfig({ maxFailureLogsPerSecond: Infinity });
+      // A new stack rate gets a fresh stack budget (the budgets outlive setConfig otherwise).
+      t.instrumentation.setConfig({
+        maxFailureLogsPerSecond: Infinity,
+        maxStackTracesPerSecond: 9,
+      });
       for (let i = 0; i < 25; i++) await pair.client.callTool({ name: 'boom', arguments: {} });
       const boom = (await t.logRecords()).filter(
         (l) => l.attributes['gen_ai.tool.name'] === 'boom',
@@ -295,7 +299,7 @@ describe('server side (McpServer over an in-memory pair)', () => {
       expect(boom).toHaveLength(25);
       // The stack budget still applies within them.
       expect(boom.filter((l) => l.attributes['exception.stacktrace'] !== undefined)).toHaveLength(
-        10,
+        9,
       );
     });
   });
