@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ToolFailureProxy } from './types.js';
-import { CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
+import { PARSE_ERROR, REQUEST_TIMEOUT, SERVER_ERROR } from '../shared/jsonrpc.js';
 
 /** A Streamable HTTP endpoint serving a proxy; stop it with `close()`. */
 export interface ProxyHttpEndpoint {
@@ -45,29 +45,19 @@ export async function serveStreamableHttp(
       // Only an initialize request opens a session (and an upstream connection): anything else
       // without a session is answered here, before any of that is set up or kept.
       if (req.method !== 'POST') {
-        rpcError(
-          res,
-          400,
-          CONNECTION_CLOSED,
-          'Bad Request: no session; the first request must be initialize',
-        );
+        noSession(res);
         return;
       }
       let body: unknown;
       try {
         body = JSON.parse(await readBody(req));
       } catch (error) {
-        if (error instanceof BodyTooLarge) rpcError(res, 413, CONNECTION_CLOSED, error.message);
+        if (error instanceof BodyTooLarge) rpcError(res, 413, SERVER_ERROR, error.message);
         else rpcError(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON');
         return;
       }
       if (!isInitializeRequest(body)) {
-        rpcError(
-          res,
-          400,
-          CONNECTION_CLOSED,
-          'Bad Request: no session; the first request must be initialize',
-        );
+        noSession(res);
         return;
       }
       const created: StreamableHTTPServerTransport = new Transport({
@@ -142,4 +132,9 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
   res
     .writeHead(status, { 'content-type': 'application/json' })
     .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+/** The answer to a request without a session that is not an `initialize`. */
+function noSession(res: ServerResponse): void {
+  rpcError(res, 400, SERVER_ERROR, 'Bad Request: no session; the first request must be initialize');
 }

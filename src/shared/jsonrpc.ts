@@ -8,8 +8,10 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
-/** The SDKs' `ConnectionClosed`; also the generic server error of the Streamable HTTP transport. */
-export const CONNECTION_CLOSED = -32000;
+/** JSON-RPC's generic server error (the Streamable HTTP transport's "Bad Request" answers). */
+export const SERVER_ERROR = -32000;
+/** The SDKs' `ConnectionClosed`, in the server-error range. */
+export const CONNECTION_CLOSED = SERVER_ERROR;
 /** The SDKs' `RequestTimeout`; the Streamable HTTP transport's "session not found" too. */
 export const REQUEST_TIMEOUT = -32001;
 export const RESOURCE_NOT_FOUND = -32002;
