@@ -28,17 +28,16 @@ import {
   ATTR_MCP_TOOL_FAILURE_CODE,
   ATTR_MCP_TOOL_FAILURE_CORRELATION_ID,
   ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE,
-  ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS,
   ERROR_TYPE_VALUE_TOOL_ERROR,
   EVENT_MCP_TOOL_CALL_RETRY,
   METRIC_MCP_TOOL_CALL_RETRIES,
   SCHEMA_URL,
 } from '../semconv.js';
-import { SEVERITY_WARN, ScopeLogger, type LoggerProviderLike } from '../shared/logs.js';
+import { ScopeLogger, type LoggerProviderLike } from '../shared/logs.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { DEFAULT_RATE_PER_SECOND, exceptionSignalOf } from '../shared/config.js';
 import { metricCode } from '../shared/metrics.js';
-import { exceptionTypeOf, writeExceptionAttributes } from '../shared/exception.js';
+import { emitFailureRecord, exceptionTypeOf } from '../shared/exception.js';
 import { RateBudget } from '../shared/rate-budget.js';
 import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
 import { errorTypeOf } from '../shared/error-type.js';
@@ -172,14 +171,13 @@ export class RetryTelemetry {
     const type = error instanceof Error ? exceptionTypeOf(error) : 'NonError';
     const suppressed = this.logBudget.take(toolName, type);
     if (suppressed < 0) return;
-    const attributes: Attributes = { [ATTR_GEN_AI_TOOL_NAME]: toolName };
-    writeExceptionAttributes(attributes, error, true);
-    if (suppressed > 0) attributes[ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS] = suppressed;
-    this.logger.emit({
-      severityNumber: SEVERITY_WARN,
-      severityText: 'WARN',
+    emitFailureRecord(this.logger, {
+      severity: 'WARN',
       body: `mcp.tool.call ${toolName} failed with a thrown error`,
-      attributes,
+      attributes: { [ATTR_GEN_AI_TOOL_NAME]: toolName },
+      thrown: error,
+      withStack: true,
+      suppressed,
       context: trace.setSpan(context.active(), span),
     });
   }

@@ -1,11 +1,10 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { TelemetrySource } from '../internal-types.js';
-import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS } from '../semconv.js';
+import { ATTR_GEN_AI_TOOL_NAME } from '../semconv.js';
 import type { ToolFailure } from '../tool-failure/types.js';
 import { spanNameOf } from '../shared/attributes.js';
-import { exceptionTypeOf, writeExceptionAttributes } from '../shared/exception.js';
+import { emitFailureRecord, exceptionTypeOf } from '../shared/exception.js';
 import { failureAttributes } from '../shared/failure-attributes.js';
-import { SEVERITY_ERROR, SEVERITY_WARN } from '../shared/logs.js';
 import { safeJson } from '../shared/record.js';
 import { truncate } from '../shared/truncate.js';
 import type { ServerCall } from './call-context.js';
@@ -54,15 +53,14 @@ function recordDiagnosticsUnsafe(
   if (suppressed < 0) return;
   const attributes: Attributes =
     failure === undefined ? {} : failureAttributes(failure, config.maxAttributeLength);
-  writeExceptionAttributes(attributes, thrown, withStack);
   if (call.target !== undefined) attributes[ATTR_GEN_AI_TOOL_NAME] = call.target;
-  if (suppressed > 0) attributes[ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS] = suppressed;
-  source.logger().emit({
-    severityNumber:
-      failure?.class === 'reliability' || failure === undefined ? SEVERITY_ERROR : SEVERITY_WARN,
-    severityText: failure?.class === 'reliability' || failure === undefined ? 'ERROR' : 'WARN',
+  emitFailureRecord(source.logger(), {
+    severity: failure?.class === 'reliability' || failure === undefined ? 'ERROR' : 'WARN',
     body: `${spanNameOf(call.method, call.target)} failed${failure === undefined ? '' : ` (${failure.class}/${failure.code}, correlationId ${failure.correlationId})`}`,
     attributes,
+    thrown,
+    withStack,
+    suppressed,
     context: call.ctx,
   });
 }

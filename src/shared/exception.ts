@@ -1,4 +1,5 @@
-import type { Attributes } from '@opentelemetry/api';
+import type { Attributes, Context } from '@opentelemetry/api';
+import { SEVERITY_ERROR, SEVERITY_WARN, type LoggerLike } from './logs.js';
 import { safeJson } from './record.js';
 import { truncate } from './truncate.js';
 import {
@@ -6,6 +7,7 @@ import {
   LOG_ATTR_EXCEPTION_MESSAGE,
   LOG_ATTR_EXCEPTION_STACKTRACE,
   LOG_ATTR_EXCEPTION_TYPE,
+  ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS,
 } from '../semconv.js';
 
 /** The `exception.type` of an error: its name (an error's own, else its class's). */
@@ -39,4 +41,38 @@ export function writeExceptionAttributes(
     attributes[LOG_ATTR_EXCEPTION_TYPE] = 'NonError';
     attributes[LOG_ATTR_EXCEPTION_MESSAGE] = truncate(safeJson(thrown), 1024);
   }
+}
+
+/** What one failure log record says, for {@link emitFailureRecord}. */
+export interface FailureRecord {
+  severity: 'WARN' | 'ERROR';
+  body: string;
+  /** The record's attributes so far (the failure's, the tool's); the exception's are added. */
+  attributes: Attributes;
+  /** The thrown error, if any, and whether its stack is within the stack budget. */
+  thrown: unknown;
+  withStack: boolean;
+  /** Records of the same kind the log budget left out since the previous one. */
+  suppressed: number;
+  /** The span's context: the record carries its trace ID (the `correlationId`). */
+  context: Context;
+}
+
+/**
+ * The one emitter of failure log records (the server's per failed call, the retry policy's per
+ * logical call ending in a thrown error): the exception conventions' attributes, the count of
+ * records the budget left out, the severity, in the span's context.
+ */
+export function emitFailureRecord(logger: LoggerLike, record: FailureRecord): void {
+  const { attributes } = record;
+  writeExceptionAttributes(attributes, record.thrown, record.withStack);
+  if (record.suppressed > 0)
+    attributes[ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS] = record.suppressed;
+  logger.emit({
+    severityNumber: record.severity === 'ERROR' ? SEVERITY_ERROR : SEVERITY_WARN,
+    severityText: record.severity,
+    body: record.body,
+    attributes,
+    context: record.context,
+  });
 }
