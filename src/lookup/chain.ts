@@ -31,7 +31,7 @@ export interface ChainNode {
 }
 
 /** The failure fields recorded on a span. */
-export interface FailureFields {
+export interface SpanFailureFields {
   class: string;
   code: string | undefined;
   retryable: boolean | undefined;
@@ -47,7 +47,7 @@ export interface FailureChain {
   /** The tool named by the chain's spans, if any. */
   tool: string | undefined;
   /** The failure where it was produced: the deepest span that carries a failure class. */
-  failure: (FailureFields & { span: LookupSpan }) | undefined;
+  failure: (SpanFailureFields & { span: LookupSpan }) | undefined;
   /** The outcome of the logical call, if a logical call span is in the trace. */
   outcome: string | undefined;
   attempts: number | undefined;
@@ -91,7 +91,7 @@ function num(value: AttributeValue | undefined): number | undefined {
 }
 
 /** The failure fields of a span, or undefined when it carries no failure class. */
-export function failureFields(span: LookupSpan): FailureFields | undefined {
+export function failureFields(span: LookupSpan): SpanFailureFields | undefined {
   const a = span.attributes;
   const cls = str(a[ATTR_MCP_TOOL_FAILURE_CLASS]);
   if (cls === undefined) return undefined;

@@ -8,7 +8,7 @@ import { CONNECTION_CLOSED, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 /** Thrown by `UpstreamLink` when the upstream gave no usable answer. */
 export class UpstreamError extends Error {
   constructor(readonly problem: UpstreamProblem) {
-    super(describe(problem));
+    super(describeProblem(problem));
     this.name = 'UpstreamError';
   }
 }
@@ -25,7 +25,7 @@ export class RelayedRpcError extends Error {
   }
 }
 
-function describe(problem: UpstreamProblem): string {
+function describeProblem(problem: UpstreamProblem): string {
   return problem.kind === 'timeout'
     ? `upstream did not answer within ${problem.timeoutMs} ms`
     : `upstream ${problem.kind}: ${problem.detail}`;
@@ -34,7 +34,7 @@ function describe(problem: UpstreamProblem): string {
 const MALFORMED = Symbol('malformed upstream message');
 /** The SDK's own codes for a closed connection and a request timeout (not the upstream's). */
 
-function messageOf(error: unknown): string {
+function failureMessageOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n', 1)[0] ?? '';
 }
@@ -106,7 +106,7 @@ export class UpstreamLink {
       // Not awaited: closing a child process may take the SDK's grace period (2 s) more, and the
       // caller was promised an answer within connectTimeoutMs.
       void transport?.close().catch(() => undefined);
-      throw new UpstreamError({ kind: 'unavailable', detail: messageOf(error) });
+      throw new UpstreamError({ kind: 'unavailable', detail: failureMessageOf(error) });
     } finally {
       clearTimeout(timer);
     }
@@ -181,10 +181,10 @@ export class UpstreamLink {
       return new RelayedRpcError(error.code, message, error.data);
     }
     if (isParseError(error))
-      return new UpstreamError({ kind: 'malformed', detail: messageOf(error) });
+      return new UpstreamError({ kind: 'malformed', detail: failureMessageOf(error) });
     if (this.closes > closesBefore || this.client === undefined)
-      return new UpstreamError({ kind: 'lost', detail: messageOf(error) });
-    return new UpstreamError({ kind: 'malformed', detail: messageOf(error) });
+      return new UpstreamError({ kind: 'lost', detail: failureMessageOf(error) });
+    return new UpstreamError({ kind: 'malformed', detail: failureMessageOf(error) });
   }
 
   /** Sends a notification upstream if connected; notifications are not worth a reconnect. */

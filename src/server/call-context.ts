@@ -60,13 +60,13 @@ export function runningCall(): ServerCall | undefined {
   return call?.done === false ? call : undefined;
 }
 
-/** Notes an error thrown by a handler or tool callback on the call running in `ctx`. */
+/** Notes an error thrown by a handler or tool callback on the running server call. */
 export function noteThrown(error: unknown): void {
   const call = runningCall();
   if (call !== undefined && call.thrown === undefined) call.thrown = error;
 }
 
-/** The trace ID of the server call running in `ctx`, if any. */
+/** The trace ID of `call` (by default the running server call), if it has a valid span. */
 export function serverCallTraceId(
   call: ServerCall | undefined = runningCall(),
 ): string | undefined {

@@ -44,7 +44,7 @@ export function toolFailure(
   options?: ToolFailureResultOptions,
 ): ToolFailureResult {
   const failure = createToolFailure(init);
-  return toolFailureResult(failure, messageOf(init), options);
+  return toolFailureResult(failure, failureMessageOf(init), options);
 }
 
 /** Wraps an already built failure object into a `CallToolResult`. */
@@ -64,7 +64,7 @@ export function toolFailureResult<C extends { type: string } = TextContentBlock>
 }
 
 /** The human text for a failure: the given message, else the guidance, else a generic line. */
-export function messageOf(
+export function failureMessageOf(
   init: Pick<ToolFailureInit, 'message' | 'agentGuidance' | 'class' | 'code'>,
 ): string {
   return init.message ?? init.agentGuidance ?? `Tool failed (${init.class}: ${init.code}).`;

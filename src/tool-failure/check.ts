@@ -3,13 +3,13 @@ import { TOOL_FAILURE_RULES as R, type ToolFailureRule } from './rules.js';
 import type { ToolFailureProblem } from './types.js';
 
 /** Own data properties of a failure object, read without running accessors. */
-export type FailureFields = ReadonlyMap<string, unknown>;
+export type FailureFieldMap = ReadonlyMap<string, unknown>;
 
 /**
  * The one place that decides whether a failure object follows the proposal.
  * Pure: reads only the given fields and returns every problem found.
  */
-export function checkFailureFields(fields: FailureFields): ToolFailureProblem[] {
+export function checkFailureFields(fields: FailureFieldMap): ToolFailureProblem[] {
   const problems: ToolFailureProblem[] = [];
   const report = (r: ToolFailureRule, message: string): void => {
     problems.push({ rule: r.id, severity: r.severity, message });
@@ -20,12 +20,15 @@ export function checkFailureFields(fields: FailureFields): ToolFailureProblem[] 
   else if (!isToolFailureClass(cls))
     report(
       R.CLASS_ENUM,
-      `toolFailure.class must be capability, reliability or governance (got ${describe(cls)})`,
+      `toolFailure.class must be capability, reliability or governance (got ${describeValue(cls)})`,
     );
 
   const code = fields.get('code');
   if (typeof code !== 'string' || code.length === 0) {
-    report(R.CODE_REQUIRED, `toolFailure.code must be a non-empty string (got ${describe(code)})`);
+    report(
+      R.CODE_REQUIRED,
+      `toolFailure.code must be a non-empty string (got ${describeValue(code)})`,
+    );
   } else if (isToolFailureClass(cls)) {
     const expected = baselineClassOfCode(code);
     if (expected !== undefined && expected !== cls)
@@ -36,7 +39,7 @@ export function checkFailureFields(fields: FailureFields): ToolFailureProblem[] 
   if (fields.has('retryable') && typeof retryable !== 'boolean') {
     report(
       R.RETRYABLE_TYPE,
-      `toolFailure.retryable must be a boolean (got ${describe(retryable)})`,
+      `toolFailure.retryable must be a boolean (got ${describeValue(retryable)})`,
     );
   } else if (retryable === true && isToolFailureClass(cls) && cls !== 'reliability') {
     report(R.RETRYABLE_CLASS, `toolFailure.retryable must be absent or false for class ${cls}`);
@@ -47,7 +50,7 @@ export function checkFailureFields(fields: FailureFields): ToolFailureProblem[] 
     if (typeof rnb !== 'number' || !Number.isFinite(rnb) || rnb < 0) {
       report(
         R.RETRY_NOT_BEFORE_TYPE,
-        `toolFailure.retryNotBefore must be finite epoch milliseconds (got ${describe(rnb)})`,
+        `toolFailure.retryNotBefore must be finite epoch milliseconds (got ${describeValue(rnb)})`,
       );
     } else if (retryable !== true) {
       report(
@@ -61,20 +64,20 @@ export function checkFailureFields(fields: FailureFields): ToolFailureProblem[] 
   if (typeof correlationId !== 'string' || correlationId.length === 0)
     report(
       R.CORRELATION_REQUIRED,
-      `toolFailure.correlationId must be a non-empty string (got ${describe(correlationId)})`,
+      `toolFailure.correlationId must be a non-empty string (got ${describeValue(correlationId)})`,
     );
 
   if (fields.has('agentGuidance') && typeof fields.get('agentGuidance') !== 'string')
     report(
       R.GUIDANCE_TYPE,
-      `toolFailure.agentGuidance must be a string (got ${describe(fields.get('agentGuidance'))})`,
+      `toolFailure.agentGuidance must be a string (got ${describeValue(fields.get('agentGuidance'))})`,
     );
 
   return problems;
 }
 
 /** A short, value-free description of what was found, safe for logs and span attributes. */
-export function describe(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

@@ -1,4 +1,4 @@
-import { createToolFailure, messageOf, toolFailureResult } from './build.js';
+import { createToolFailure, failureMessageOf, toolFailureResult } from './build.js';
 import type {
   TextContentBlock,
   ToolFailure,
@@ -28,7 +28,7 @@ export class ToolFailureError extends Error {
   readonly retryNotBefore: number | undefined;
 
   constructor(init: ToolFailureErrorInit) {
-    super(messageOf(init), init.cause === undefined ? undefined : { cause: init.cause });
+    super(failureMessageOf(init), init.cause === undefined ? undefined : { cause: init.cause });
     // Validate now, so a mistake shows where the error is created, not where it is caught.
     const probe = createToolFailure({ ...init, correlationId: 'probe' });
     this.failureClass = probe.class;
