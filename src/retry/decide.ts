@@ -1,5 +1,5 @@
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
-import { readToolFailure } from '../tool-failure/read.js';
+import { summaryOfFailure } from '../tool-failure/convert.js';
+import { readFailureObject } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import type {
   DecideContext,
@@ -34,15 +34,13 @@ export function isIdempotent(annotations: ToolRetryAnnotations | undefined): boo
  * Accepts a `readToolFailure()` reading or a failure object (which is read the same way).
  */
 export function decide(input: ToolFailureReading | ToolFailure, ctx: DecideContext): RetryDecision {
-  const reading = isReading(input)
-    ? input
-    : readToolFailure({ isError: true, _meta: { [TOOL_FAILURE_META_KEY]: input } });
+  const reading = isReading(input) ? input : readFailureObject(input);
   if (reading.status === 'absent')
     return { action: 'stop', reason: 'not_classified', outcome: 'failure' };
   if (reading.status === 'invalid')
     return { action: 'stop', reason: 'malformed', outcome: 'failure' };
   return decideOn(
-    summarize(reading.failure),
+    summaryOfFailure(reading.failure),
     ctx,
     'retryable_failure',
     reading.failure.agentGuidance,
@@ -112,15 +110,6 @@ export function decideOn(
     notBeforeWait > 0 && notBeforeWait >= clamped ? 'retry_not_before' : 'backoff';
   const delayMs = Math.ceil(Math.max(notBeforeWait, clamped));
   return { action: 'retry', delayMs, reason, delaySource, failure };
-}
-
-/** The fields of a failure the decision and telemetry use. */
-export function summarize(failure: ToolFailure): FailureSummary {
-  const out: FailureSummary = { class: failure.class, code: failure.code };
-  if (failure.retryable !== undefined) out.retryable = failure.retryable;
-  if (failure.retryNotBefore !== undefined) out.retryNotBefore = failure.retryNotBefore;
-  out.correlationId = failure.correlationId;
-  return out;
 }
 
 function isReading(input: ToolFailureReading | ToolFailure): input is ToolFailureReading {

@@ -4,8 +4,8 @@ import type { RetryHints } from '../shared/tool-annotations.js';
 import type { TOOL_CALL_OUTCOMES } from '../semconv.js';
 import type {
   ErrorClassifier,
+  FailureSummary,
   ToolFailure,
-  ToolFailureClass,
   ToolFailureReading,
 } from '../tool-failure/types.js';
 
@@ -114,15 +114,6 @@ export type RetryDecision =
       outcome: 'failure' | 'retries_exhausted' | 'budget_exhausted';
       failure?: FailureSummary;
     };
-
-/** The fields of a failure (or of a classified thrown error) the decision reads. */
-export interface FailureSummary {
-  class: ToolFailureClass;
-  code: string;
-  retryable?: boolean;
-  retryNotBefore?: number;
-  correlationId?: string;
-}
 
 /** A shared retry budget across calls, so a failing server cannot cause a retry storm. */
 export interface RetryBudget {
@@ -250,3 +241,5 @@ export interface ToolCallReport<R> {
   decision: RetryDecision | undefined;
   elapsedMs: number;
 }
+
+export type { FailureSummary };

@@ -1,6 +1,7 @@
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
 import { withAttempt } from '../shared/attempt-context.js';
 import { classifyError } from '../tool-failure/classify.js';
+import { summaryOfClassification } from '../tool-failure/convert.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
@@ -315,11 +316,7 @@ class ToolRetryEngine {
       ...(this.policy.classifier === undefined ? {} : { classifier: this.policy.classifier }),
       now: () => this.clock.now(),
     });
-    const summary: FailureSummary = { class: classification.class, code: classification.code };
-    if (classification.retryable !== undefined) summary.retryable = classification.retryable;
-    if (classification.retryNotBefore !== undefined)
-      summary.retryNotBefore = classification.retryNotBefore;
-    return summary;
+    return summaryOfClassification(classification);
   }
 
   private async decideThrown(

@@ -17,11 +17,8 @@ import {
 } from '../semconv.js';
 import { randomTraceLikeId } from '../tool-failure/correlation.js';
 import { isToolFailureError } from '../tool-failure/error.js';
-import {
-  classifyErrorResult,
-  failureFromClassification,
-  redactedText,
-} from '../tool-failure/from-error-result.js';
+import { failureFromClassification } from '../tool-failure/convert.js';
+import { classifyErrorResult, redactedText } from '../tool-failure/from-error-result.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import {

@@ -30,27 +30,6 @@ export function classifyErrorResult(
 
 const SDK_ERROR_TEXT = /^MCP error (-?\d+): (.*)$/s;
 
-/**
- * The failure object of a classification: class and code, the retry hints it allows
- * (`retryNotBefore` only with `retryable: true`), its guidance, and `correlationId`.
- */
-export function failureFromClassification(
-  classification: ErrorClassification,
-  correlationId: string,
-): ToolFailure {
-  const failure: ToolFailure = {
-    class: classification.class,
-    code: classification.code,
-    correlationId,
-  };
-  if (classification.retryable !== undefined) failure.retryable = classification.retryable;
-  if (classification.retryNotBefore !== undefined && classification.retryable === true)
-    failure.retryNotBefore = classification.retryNotBefore;
-  if (classification.agentGuidance !== undefined)
-    failure.agentGuidance = classification.agentGuidance;
-  return failure;
-}
-
 /** The short text that replaces a thrown error's message when `redactThrownErrorText` is on. */
 export function redactedText(failure: ToolFailure): string {
   return `The tool failed (${failure.class}: ${failure.code}). Reference: ${failure.correlationId}.`;

@@ -55,6 +55,26 @@ function readUnsafe(result: unknown, metaKey: string): ToolFailureReading {
       problem(R.ONLY_ON_ERROR, 'toolFailure is present on a result without isError: true'),
     );
   }
+  return readObject(raw, problems);
+}
+
+/**
+ * Reads a bare failure object (one already taken out of `_meta`, or one a caller built) by the
+ * same rules as {@link readToolFailure}; never throws, never runs accessors.
+ */
+export function readFailureObject(raw: unknown): ToolFailureReading {
+  try {
+    return readObject(raw, []);
+  } catch {
+    return {
+      status: 'invalid',
+      raw: undefined,
+      problems: [problem(R.UNREADABLE, 'the failure object could not be read as plain data')],
+    };
+  }
+}
+
+function readObject(raw: unknown, problems: ToolFailureProblem[]): ToolFailureReading {
   if (!isRecord(raw)) {
     problems.push(problem(R.FAILURE_OBJECT, 'toolFailure is not an object'));
     return { status: 'invalid', raw, problems };

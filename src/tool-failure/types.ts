@@ -99,3 +99,12 @@ export interface ErrorClassification {
 
 /** A user classifier; return `undefined` to fall back to the built-in rules. */
 export type ErrorClassifier = (error: unknown) => ErrorClassification | undefined;
+
+/** The fields of a failure (or of a classified thrown error) the decision reads. */
+export interface FailureSummary {
+  class: ToolFailureClass;
+  code: string;
+  retryable?: boolean;
+  retryNotBefore?: number;
+  correlationId?: string;
+}
