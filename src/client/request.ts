@@ -13,13 +13,11 @@ import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
-  ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_TOOL_CALL_ATTEMPT,
   ATTR_RPC_RESPONSE_STATUS_CODE,
 } from '../semconv.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure } from '../tool-failure/types.js';
-import type { McpResponseInfo } from '../types.js';
 import {
   operationAttributes,
   setRequestAttributes,
@@ -28,7 +26,14 @@ import {
 } from '../shared/attributes.js';
 import { rememberToolList } from '../shared/tool-annotations.js';
 import { injectIntoParams } from '../shared/propagation.js';
-import { recordToolResult, runHook, safeJson } from '../shared/record.js';
+import {
+  capturePayload,
+  negotiatedVersion,
+  recordToolResult,
+  rememberNegotiatedVersion,
+  responseInfo,
+  runHook,
+} from '../shared/record.js';
 import { copyWith, field, ownValue, isRecord } from '../shared/safe.js';
 import { secondsSince } from '../shared/metrics.js';
 import { truncate } from '../shared/truncate.js';
@@ -41,7 +46,6 @@ import { errorTypeOf, isJsonRpcCodeType } from '../shared/error-type.js';
  * value: nothing is allocated or kept per call.
  */
 let handingOver: unknown;
-const protocolVersions = new WeakMap<object, string>();
 
 /** The request function of an MCP `Protocol` (SDK 1.x and 2.x share this shape). */
 export type RequestFn = (this: object, request: unknown, ...rest: unknown[]) => Promise<unknown>;
@@ -79,7 +83,7 @@ export function traceOutgoingRequest(
     const config = source.config();
     target = targetOf(method, params);
     const transport = field(self, '_transport');
-    attrs = operationAttributes(transport, method, target, protocolVersions.get(self));
+    attrs = operationAttributes(transport, method, target, negotiatedVersion(self));
     start = performance.now();
     span = source
       .tracer()
@@ -89,12 +93,7 @@ export function traceOutgoingRequest(
     if (method === 'tools/call') {
       const attempt = attemptOf(active);
       if (attempt !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_ATTEMPT, attempt);
-      if (config.captureToolPayloads) {
-        span.setAttribute(
-          ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
-          truncate(safeJson(ownValue(params, 'arguments')), 16 * config.maxAttributeLength),
-        );
-      }
+      capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ownValue(params, 'arguments'));
     }
     spanCtx = trace.setSpan(active, span);
     outgoing = config.propagateContext
@@ -125,26 +124,21 @@ export function traceOutgoingRequest(
         if (recorded !== undefined) {
           metricAttrs = recorded.metricAttrs;
           failure = recorded.failure;
-        } else if (config.captureToolPayloads) {
-          span.setAttribute(
-            ATTR_GEN_AI_TOOL_CALL_RESULT,
-            truncate(safeJson(result), 16 * config.maxAttributeLength),
-          );
+        } else {
+          capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_RESULT, result);
         }
       } else if (method === 'tools/list') {
         rememberToolList(self, result);
       } else if (method === 'initialize') {
-        const v = ownValue(result, 'protocolVersion');
-        if (typeof v === 'string') {
-          protocolVersions.set(self, v);
-          span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, v);
-        }
+        rememberNegotiatedVersion(self, span, result);
       }
       if (config.responseHook !== undefined) {
-        const info: McpResponseInfo = { side: 'client', method, target, params };
-        if (failed) info.error = error;
-        else info.result = result;
-        if (failure !== undefined) info.failure = failure;
+        const info = responseInfo(
+          'client',
+          { method, target, params },
+          failed ? { error } : { result },
+          failure,
+        );
         runHook(source, config.responseHook, span, info);
       }
       source

@@ -11,7 +11,6 @@ import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
-  ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_TOOL_FAILURE_SOURCE,
   ATTR_RPC_RESPONSE_STATUS_CODE,
 } from '../semconv.js';
@@ -30,11 +29,17 @@ import {
 } from '../shared/attributes.js';
 import { secondsSince } from '../shared/metrics.js';
 import { extractFromParams } from '../shared/propagation.js';
-import { recordToolResult, runHook, safeJson } from '../shared/record.js';
+import {
+  capturePayload,
+  negotiatedVersion,
+  recordToolResult,
+  rememberNegotiatedVersion,
+  responseInfo,
+  runHook,
+} from '../shared/record.js';
 import { relayed } from '../shared/relayed.js';
 import { copyWith, field, isRecord, ownString, ownValue } from '../shared/safe.js';
 import { truncate } from '../shared/truncate.js';
-import type { McpResponseInfo } from '../types.js';
 import {
   CallContext,
   fallbackCall,
@@ -50,8 +55,6 @@ import { CALLER_ERRORS } from '../shared/jsonrpc.js';
 const TAPPED = Symbol.for('omcp.mcp.tapped');
 
 /** JSON-RPC codes the conventions do not count as server errors (#404). */
-
-const protocolVersions = new WeakMap<object, string>();
 
 /**
  * Taps a connected transport of a server-side (receiving) `Protocol`: one SERVER span per
@@ -145,7 +148,7 @@ function startServerCall(
   const config = source.config();
   const params = field(message, 'params');
   const target = targetOf(method, params);
-  const version = protocolVersions.get(protocol) ?? ownString(params, 'protocolVersion');
+  const version = negotiatedVersion(protocol) ?? ownString(params, 'protocolVersion');
   const attrs = operationAttributes(transport, method, target, version);
 
   const ambient = context.active();
@@ -162,12 +165,8 @@ function startServerCall(
       parent,
     );
   setRequestAttributes(span, method, params, id, transport);
-  if (config.captureToolPayloads && method === 'tools/call') {
-    span.setAttribute(
-      ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
-      truncate(safeJson(ownValue(params, 'arguments')), 16 * config.maxAttributeLength),
-    );
-  }
+  if (method === 'tools/call')
+    capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ownValue(params, 'arguments'));
   const call: ServerCall = {
     span,
     ctx: ambient,
@@ -234,30 +233,20 @@ function finishServerCall(
           }
           if (failure !== undefined || call.thrown !== undefined)
             recordDiagnostics(source, call, call.thrown, failure);
-        } else if (config.captureToolPayloads) {
-          call.span.setAttribute(
-            ATTR_GEN_AI_TOOL_CALL_RESULT,
-            truncate(safeJson(result), 16 * config.maxAttributeLength),
-          );
+        } else {
+          capturePayload(call.span, config, ATTR_GEN_AI_TOOL_CALL_RESULT, result);
         }
       } else if (call.method === 'initialize') {
-        const v = ownString(result, 'protocolVersion');
-        if (v !== undefined) {
-          protocolVersions.set(protocol, v);
-          call.span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, v);
-        }
+        rememberNegotiatedVersion(protocol, call.span, result);
       }
     }
     if (config.responseHook !== undefined) {
-      const info: McpResponseInfo = {
-        side: 'server',
-        method: call.method,
-        target: call.target,
-        params: call.params,
-      };
-      if (error !== undefined) info.error = error;
-      else info.result = result;
-      if (failure !== undefined) info.failure = failure;
+      const info = responseInfo(
+        'server',
+        call,
+        error !== undefined ? { error } : { result },
+        failure,
+      );
       runHook(source, config.responseHook, call.span, info);
     }
     source

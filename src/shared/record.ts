@@ -1,18 +1,21 @@
 import { SpanStatusCode, type Attributes, type Span } from '@opentelemetry/api';
 import { safeExecuteInTheMiddle } from '@opentelemetry/instrumentation';
-import type { TelemetrySource } from '../internal-types.js';
+import type { ResolvedConfig, TelemetrySource } from '../internal-types.js';
+import type { ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GEN_AI_TOOL_CALL_RESULT } from '../semconv.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
   ATTR_MCP_TOOL_FAILURE_CLASS,
   ATTR_MCP_TOOL_FAILURE_PROBLEMS,
   ERROR_TYPE_VALUE_TOOL_ERROR,
 } from '../semconv.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
-import type { McpSpanHook } from '../types.js';
+import type { McpResponseInfo, McpSpanHook } from '../types.js';
 import { setFailureAttributes } from './failure-attributes.js';
 import { metricCode } from './metrics.js';
 import { ownValue } from './safe.js';
+import { truncate } from './truncate.js';
 
 /** What a failing `tools/call` result left for the caller of `recordToolResult`. */
 export interface ToolResultFailure {
@@ -105,4 +108,61 @@ export function safeJson(value: unknown): string {
   } catch {
     return '[unserializable]';
   }
+}
+
+/**
+ * Records a tool payload (arguments or result) on `span` when `captureToolPayloads` is on, as
+ * JSON capped at 16 × `maxAttributeLength`. Off, nothing is serialised or copied.
+ */
+export function capturePayload(
+  span: Span,
+  config: ResolvedConfig,
+  attribute: typeof ATTR_GEN_AI_TOOL_CALL_ARGUMENTS | typeof ATTR_GEN_AI_TOOL_CALL_RESULT,
+  value: unknown,
+): void {
+  if (!config.captureToolPayloads) return;
+  span.setAttribute(attribute, truncate(safeJson(value), 16 * config.maxAttributeLength));
+}
+
+/** The protocol version each protocol object (client or server) negotiated in `initialize`. */
+const protocolVersions = new WeakMap<object, string>();
+
+/** The version `protocol` negotiated, once its `initialize` completed. */
+export function negotiatedVersion(protocol: object): string | undefined {
+  return protocolVersions.get(protocol);
+}
+
+/**
+ * Remembers the version of an `initialize` result for `protocol` and puts it on the span;
+ * returns it (undefined when the result names none).
+ */
+export function rememberNegotiatedVersion(
+  protocol: object,
+  span: Span,
+  initializeResult: unknown,
+): string | undefined {
+  const version = ownValue(initializeResult, 'protocolVersion');
+  if (typeof version !== 'string' || version.length === 0) return undefined;
+  protocolVersions.set(protocol, version);
+  span.setAttribute(ATTR_MCP_PROTOCOL_VERSION, version);
+  return version;
+}
+
+/** What a response hook is given, either side. */
+export function responseInfo(
+  side: McpResponseInfo['side'],
+  call: { method: string; target: string | undefined; params: unknown },
+  outcome: { error: unknown } | { result: unknown },
+  failure: ToolFailure | undefined,
+): McpResponseInfo {
+  const info: McpResponseInfo = {
+    side,
+    method: call.method,
+    target: call.target,
+    params: call.params,
+  };
+  if ('error' in outcome) info.error = outcome.error;
+  else info.result = outcome.result;
+  if (failure !== undefined) info.failure = failure;
+  return info;
 }
