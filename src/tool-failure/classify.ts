@@ -50,16 +50,120 @@ const TRANSIENT_NETWORK_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 
+const invalidInput: ErrorClassification = { class: 'capability', code: 'invalid_input' };
+const notFound: ErrorClassification = { class: 'capability', code: 'resource_not_found' };
+const denied: ErrorClassification = { class: 'governance', code: 'permission_denied' };
+const authRequired: ErrorClassification = { class: 'governance', code: 'auth_required' };
+const transient: ErrorClassification = {
+  class: 'reliability',
+  code: 'retryable_transient_error',
+  retryable: true,
+};
+const exhausted: ErrorClassification = {
+  class: 'reliability',
+  code: 'resource_exhausted',
+  retryable: false,
+};
+
+/**
+ * Node.js system errors (`fs`, `child_process`, `net`) and the string codes of common database
+ * drivers (mysql / mysql2, SQLite), by `code`. Transient pressure (too many open files, a busy
+ * or locked resource, a deadlock) is worth a retry; a full disk is not.
+ */
+const STRING_CODES: Record<string, ErrorClassification> = {
+  ENOENT: notFound,
+  ENOTDIR: notFound,
+  EACCES: denied,
+  EPERM: denied,
+  EROFS: denied,
+  EISDIR: invalidInput,
+  EINVAL: invalidInput,
+  ENAMETOOLONG: invalidInput,
+  EMFILE: transient,
+  ENFILE: transient,
+  EBUSY: transient,
+  EAGAIN: transient,
+  ENOSPC: exhausted,
+  EDQUOT: exhausted,
+  ENOMEM: exhausted,
+  ER_LOCK_DEADLOCK: transient,
+  ER_LOCK_WAIT_TIMEOUT: transient,
+  ER_CON_COUNT_ERROR: transient,
+  PROTOCOL_CONNECTION_LOST: transient,
+  ER_ACCESS_DENIED_ERROR: authRequired,
+  ER_DBACCESS_DENIED_ERROR: denied,
+  ER_TABLEACCESS_DENIED_ERROR: denied,
+  ER_DUP_ENTRY: invalidInput,
+  ER_NO_REFERENCED_ROW_2: invalidInput,
+  SQLITE_BUSY: transient,
+  SQLITE_LOCKED: transient,
+  SQLITE_READONLY: denied,
+  SQLITE_PERM: denied,
+  SQLITE_AUTH: denied,
+  SQLITE_FULL: exhausted,
+};
+
+/**
+ * PostgreSQL SQLSTATE codes (node-postgres puts them in `code`, beside `severity`), by code and
+ * then by class (the first two characters).
+ */
+const SQLSTATE: Record<string, ErrorClassification> = {
+  '40001': transient,
+  '40P01': transient,
+  '53300': transient,
+  '57P01': transient,
+  '57P03': transient,
+  '57014': { class: 'reliability', code: 'timeout', retryable: true },
+  '42501': denied,
+  '28000': authRequired,
+  '28P01': authRequired,
+  '53100': exhausted,
+};
+const SQLSTATE_CLASSES: Record<string, ErrorClassification> = {
+  '08': transient,
+  '22': invalidInput,
+  '23': invalidInput,
+};
+
+/** MongoDB driver errors that are transient by their class name or the server's labels. */
+const MONGO_TRANSIENT_NAMES = new Set([
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+]);
+const MONGO_RETRY_LABELS = ['RetryableWriteError', 'TransientTransactionError'];
+
+/** A database driver's or Node's own string code, classified; `undefined` when not known. */
+function classifyStringCode(error: object, code: string): ErrorClassification | undefined {
+  const known = STRING_CODES[code];
+  if (known !== undefined) return { ...known };
+  if (code.startsWith('ERR_INVALID_ARG_')) return { ...invalidInput };
+  if (code.startsWith('SQLITE_CONSTRAINT')) return { ...invalidInput };
+  if (/^[0-9A-Z]{5}$/.test(code) && typeof safeGet(error, 'severity') === 'string') {
+    const pg = SQLSTATE[code] ?? SQLSTATE_CLASSES[code.slice(0, 2)];
+    if (pg !== undefined) return { ...pg };
+  }
+  return undefined;
+}
+
+function isMongoTransient(error: object, name: unknown): boolean {
+  if (typeof name === 'string' && MONGO_TRANSIENT_NAMES.has(name)) return true;
+  const labels = safeGet(error, 'errorLabels');
+  const list: unknown =
+    labels instanceof Set ? [...(labels as Set<unknown>)] : Array.isArray(labels) ? labels : [];
+  return Array.isArray(list) && list.some((l) => MONGO_RETRY_LABELS.includes(l as string));
+}
+
 /** JSON-RPC / MCP error codes (MCP `ErrorCode`, SDK 1.x and 2.x). */
 const JSONRPC: Record<number, ErrorClassification> = {
-  [PARSE_ERROR]: { class: 'capability', code: 'invalid_input' },
-  [INVALID_REQUEST]: { class: 'capability', code: 'invalid_input' },
+  [PARSE_ERROR]: invalidInput,
+  [INVALID_REQUEST]: invalidInput,
   [METHOD_NOT_FOUND]: { class: 'capability', code: 'capability_unsupported' },
-  [INVALID_PARAMS]: { class: 'capability', code: 'invalid_input' },
+  [INVALID_PARAMS]: invalidInput,
   [INTERNAL_ERROR]: DEFAULT_CLASSIFICATION,
   [CONNECTION_CLOSED]: { class: 'reliability', code: 'upstream_unavailable', retryable: true },
   [REQUEST_TIMEOUT]: { class: 'reliability', code: 'timeout', retryable: true },
-  [RESOURCE_NOT_FOUND]: { class: 'capability', code: 'resource_not_found' },
+  [RESOURCE_NOT_FOUND]: notFound,
   [URL_ELICITATION_REQUIRED]: { class: 'governance', code: 'user_action_required' },
 };
 
@@ -68,8 +172,8 @@ const JSONRPC: Record<number, ErrorClassification> = {
  * including non-errors and hostile objects, yields a classification.
  *
  * Order: the user's classifier, `ToolFailureError`, schema validation errors, HTTP-style
- * statuses, JSON-RPC codes, Node network codes, timeouts and aborts (following `cause`),
- * then `DEFAULT_CLASSIFICATION`.
+ * statuses, JSON-RPC codes, Node network and system error codes, database driver codes,
+ * timeouts and aborts (following `cause`), then `DEFAULT_CLASSIFICATION`.
  */
 export function classifyError(error: unknown, options?: ClassifyErrorOptions): ErrorClassification {
   if (options?.classifier !== undefined) {
@@ -111,11 +215,19 @@ function classifyBuiltIn(
   }
   const code = safeGet(error, 'code');
   if (typeof code === 'number' && JSONRPC[code] !== undefined) return { ...JSONRPC[code] };
-  if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code)) {
-    return { class: 'reliability', code: 'retryable_transient_error', retryable: true };
+  if (typeof code === 'string' && TRANSIENT_NETWORK_CODES.has(code)) return { ...transient };
+  if (typeof code === 'string') {
+    const byCode = classifyStringCode(error, code);
+    if (byCode !== undefined) return byCode;
   }
+  if (isMongoTransient(error, name)) return { ...transient };
   if (name === 'TimeoutError') return { class: 'reliability', code: 'timeout', retryable: true };
-  if (name === 'AbortError') return { class: 'reliability', code: 'cancelled', retryable: false };
+  if (name === 'AbortError') {
+    // An abort by `AbortSignal.timeout()` carries the TimeoutError as its cause (and reason).
+    const cause = classifyBuiltIn(safeGet(error, 'cause'), now, depth + 1);
+    if (cause?.code === 'timeout') return cause;
+    return { class: 'reliability', code: 'cancelled', retryable: false };
+  }
   return classifyBuiltIn(safeGet(error, 'cause'), now, depth + 1);
 }
 

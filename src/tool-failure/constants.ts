@@ -32,6 +32,7 @@ export const PACKAGE_CODES: Readonly<Record<string, ToolFailureClass>> = Object.
   cancelled: 'reliability',
   upstream_unavailable: 'reliability',
   malformed_response: 'reliability',
+  resource_exhausted: 'reliability',
 });
 
 const baselineClassOf = new Map<string, ToolFailureClass>();

@@ -5,7 +5,8 @@ import type { ErrorClassification, ErrorClassifier, ToolFailure } from './types.
 
 /**
  * A tool's error result without a failure object, classified: by the error its callback threw,
- * or, when none did, by the SDK's own refusal text ("MCP error -32602: Tool x not found").
+ * or, when none did, by the SDK's own refusal text: "MCP error -32602: Tool x not found" (1.x),
+ * "Input validation error: Invalid arguments for tool x: ..." (2.x).
  */
 export function classifyErrorResult(
   thrown: unknown,
@@ -25,10 +26,14 @@ export function classifyErrorResult(
     }
     return classifyError({ code }, { classifier });
   }
+  // SDK 2.x writes its own argument check's refusal without the JSON-RPC prefix.
+  if (text !== undefined && SDK_INPUT_REFUSAL.test(text))
+    return classifyError({ code: INVALID_PARAMS }, { classifier });
   return classifyError(undefined, { classifier });
 }
 
 const SDK_ERROR_TEXT = /^MCP error (-?\d+): (.*)$/s;
+const SDK_INPUT_REFUSAL = /^Input validation error: /;
 
 /** The short text that replaces a thrown error's message when `redactThrownErrorText` is on. */
 export function redactedText(failure: ToolFailure): string {
