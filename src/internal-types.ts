@@ -3,6 +3,7 @@ import type { DiagLogger, Tracer } from '@opentelemetry/api';
 import type { LoggerLike } from './shared/logs.js';
 import type { McpInstruments } from './shared/metrics.js';
 import type { McpInstrumentationConfig } from './types.js';
+import type { ClassificationRules } from './tool-failure/classification-rules.js';
 
 /** Config with every default applied. */
 export interface ResolvedConfig extends McpInstrumentationConfig {
@@ -17,6 +18,8 @@ export interface ResolvedConfig extends McpInstrumentationConfig {
   /** Thrown errors also (or, without failure logs, only) as `exception` span events. */
   exceptionSpanEvents: boolean;
   redactThrownErrorText: boolean;
+  /** `classificationRules`, checked (a file read once, when the configuration is resolved). */
+  rules: ClassificationRules | undefined;
   /** `maxStackTracesPerSecond`, checked. */
   stackTracesPerSecond: number;
   /** `maxFailureLogsPerSecond`, checked. */

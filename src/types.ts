@@ -1,6 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import type { ErrorClassifier, ToolFailure } from './tool-failure/types.js';
+import type { ClassificationRule } from './tool-failure/classification-rules.js';
 
 /** What a hook is told about one MCP request. */
 export interface McpRequestInfo {
@@ -45,6 +46,13 @@ export interface McpInstrumentationConfig extends InstrumentationConfig {
    * Return `undefined` to fall back to them.
    */
   errorClassifier?: ErrorClassifier;
+  /**
+   * Classification rules as data, applied after `errorClassifier` and before the built-in
+   * rules: a path to a JSON file (`{ "rules": [...] }`) or the rules themselves. Each bad rule
+   * is left out with one diagnostic WARN. Also `OTEL_INSTRUMENTATION_MCP_CLASSIFICATION_RULES`
+   * (a path) with the zero-code entry. See docs/classification.md.
+   */
+  classificationRules?: string | readonly ClassificationRule[];
   /**
    * On the server, add a failure object to `tools/call` error results that lack one
    * (thrown errors, unknown tools, invalid arguments). Its `correlationId` is the trace ID.

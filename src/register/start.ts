@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { McpInstrumentation } from '../instrumentation.js';
+import { loadClassificationRules } from '../tool-failure/classification-rules.js';
 import type { McpInstrumentationConfig } from '../types.js';
 
 /** Options read from the environment, besides the SDK's own `OTEL_*` variables. */
@@ -50,6 +51,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
     'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
     (v) => (config.captureToolPayloads = v),
   );
+  const rules = env.OTEL_INSTRUMENTATION_MCP_CLASSIFICATION_RULES?.trim();
+  if (rules !== undefined && rules !== '') {
+    // Checked now, so a bad rule is said at start (one line each), never at the first failure.
+    for (const problem of loadClassificationRules(rules).problems) warn(problem);
+    config.classificationRules = rules;
+  }
   rate(
     'OTEL_INSTRUMENTATION_MCP_MAX_FAILURE_LOGS_PER_SECOND',
     (n) => (config.maxFailureLogsPerSecond = n),

@@ -6,7 +6,12 @@ import {
   type Attributes,
   type Span,
 } from '@opentelemetry/api';
-import type { JsonRpcMessage, TelemetrySource, TransportLike } from '../internal-types.js';
+import type {
+  JsonRpcMessage,
+  ResolvedConfig,
+  TelemetrySource,
+  TransportLike,
+} from '../internal-types.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
@@ -19,7 +24,7 @@ import { isToolFailureError } from '../tool-failure/error.js';
 import { failureFromClassification } from '../tool-failure/convert.js';
 import { classifyErrorResult, redactedText } from '../tool-failure/from-error-result.js';
 import { readToolFailure } from '../tool-failure/read.js';
-import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
+import type { ErrorClassifier, ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import {
   operationAttributes,
   setRequestAttributes,
@@ -281,7 +286,7 @@ function completeToolResult(
   }
   if (!config.addFailureObjects) return { result, reading };
   const failure = failureFromClassification(
-    classifyErrorResult(call.thrown, result, config.errorClassifier),
+    classifyErrorResult(call.thrown, result, classifierFor(config, call.target)),
     // With no tracer provider the span is a no-op with an all-zero trace ID: use a random ID then.
     serverCallTraceId(call) ?? randomTraceLikeId(),
   );
@@ -298,7 +303,11 @@ function completeToolResult(
   }
   // Built here from the package's own classifier: re-reading it would only repeat the work.
   // A user classifier may return anything, so its failures are read like any other.
-  if (config.errorClassifier !== undefined || isToolFailureError(call.thrown))
+  if (
+    config.errorClassifier !== undefined ||
+    config.rules !== undefined ||
+    isToolFailureError(call.thrown)
+  )
     return { result: completed };
   return { result: completed, reading: { status: 'valid', failure, problems: [] } };
 }
@@ -339,4 +348,24 @@ function endCall(source: TelemetrySource, call: ServerCall, errorType: string): 
     .instruments()
     .serverDuration.record(secondsSince(call.start, performance.now()), metricAttrs, call.ctx);
   call.span.end();
+}
+
+/** The user's classifier, then the rules as data (which may match on the tool), as one. */
+function classifierFor(
+  config: ResolvedConfig,
+  tool: string | undefined,
+): ErrorClassifier | undefined {
+  const { errorClassifier: custom, rules } = config;
+  if (rules === undefined) return custom;
+  return (error) => {
+    if (custom !== undefined) {
+      try {
+        const classified = custom(error);
+        if (classified !== undefined) return classified;
+      } catch {
+        // A broken classifier must not break the tool call; the rules apply.
+      }
+    }
+    return rules.classify(error, tool);
+  };
 }

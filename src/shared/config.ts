@@ -1,6 +1,11 @@
 import type { ResolvedConfig } from '../internal-types.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import type { McpInstrumentationConfig } from '../types.js';
+import {
+  compileClassificationRules,
+  loadClassificationRules,
+  type ClassificationRules,
+} from '../tool-failure/classification-rules.js';
 
 /**
  * Applies defaults; a value of the wrong type or range falls back to the default, and `warn`
@@ -77,6 +82,7 @@ export function resolveConfig(
     emitFailureLogs,
     exceptionSpanEvents: !emitFailureLogs || exceptionSignalOf(signal, env) === 'logs/dup',
     redactThrownErrorText: flag('redactThrownErrorText', false),
+    rules: rulesOf(config.classificationRules, warn),
     stackTracesPerSecond: maxStackTraces,
     failureLogsPerSecond: maxFailureLogs,
   };
@@ -131,4 +137,29 @@ function shown(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   const type = typeof value;
   return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+}
+
+/**
+ * The `classificationRules` option checked: a path is read here (the one read of resolution,
+ * done once per configuration), each bad rule reported in one line and left out.
+ */
+function rulesOf(
+  option: McpInstrumentationConfig['classificationRules'],
+  warn: (message: string) => void,
+): ClassificationRules | undefined {
+  if (option === undefined) return undefined;
+  const loaded =
+    typeof option === 'string'
+      ? loadClassificationRules(option)
+      : Array.isArray(option)
+        ? compileClassificationRules(option, 'option classificationRules')
+        : {
+            rules: undefined,
+            problems: [
+              `mcp: option classificationRules must be a file path or an array of rules (got ${shown(option)}); no rules apply`,
+            ],
+          };
+  for (const problem of loaded.problems)
+    warn(problem.startsWith('mcp:') ? problem : `mcp: ${problem}`);
+  return loaded.rules === undefined || loaded.rules.size === 0 ? undefined : loaded.rules;
 }

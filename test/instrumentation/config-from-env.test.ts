@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { configFromEnv } from '../../src/register/start.js';
 
 describe('zero-code entry: options from the environment', () => {
@@ -45,5 +48,30 @@ describe('zero-code entry: options from the environment', () => {
           `@omcp/instrumentation-mcp: OTEL_INSTRUMENTATION_MCP_MAX_STACK_TRACES_PER_SECOND=${bad} is not a number >= 0 or infinity; using the default\n`,
       ),
     );
+  });
+
+  it('OTEL_INSTRUMENTATION_MCP_CLASSIFICATION_RULES names a rules file, checked at start: one line per bad rule', () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'omcp-env-rules-'));
+    const file = join(dir, 'rules.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        rules: [
+          { match: { code: 'ENOENT' }, class: 'capability', code: 'resource_not_found' },
+          { match: { code: 'E' }, class: 'bogus', code: 'x' },
+        ],
+      }),
+    );
+    expect(configFromEnv({ OTEL_INSTRUMENTATION_MCP_CLASSIFICATION_RULES: ` ${file} ` })).toEqual({
+      classificationRules: file,
+    });
+    expect(lines).toEqual([
+      `@omcp/instrumentation-mcp: classification rules ${file}: rule 2 class must be "capability", "reliability" or "governance"; left out\n`,
+    ]);
   });
 });
