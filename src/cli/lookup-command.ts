@@ -11,11 +11,14 @@ import {
   isTraceId,
   jaegerTagSearchUrl,
   jaegerTraceUrl,
+  formatUnsampledFailure,
+  logRecordsForCorrelationId,
   OtlpParseError,
   parseOtlpJson,
+  parseOtlpJsonSignals,
   traceIdsForCorrelationId,
   traceIdsFromTagSearch,
-  type FailureChain,
+  type LookupLogRecord,
   type LookupSpan,
 } from '../lookup/index.js';
 
@@ -46,7 +49,9 @@ durations and span events.
 
 Sources:
   --jaeger-url URL   Jaeger query service, e.g. http://localhost:16686 (GET /api/v3/traces/{id})
-  --file PATH        OTLP/JSON traces: one {"resourceSpans":[...]} per line, or one document
+  --file PATH        OTLP/JSON: one {"resourceSpans":[...]} or {"resourceLogs":[...]} per line,
+                     or one document; a failure whose trace was not sampled is found by its
+                     log record (which carries the trace ID)
 
 Options:
   --service NAME     Jaeger service to search by the mcp.tool.failure.correlation_id tag, needed
@@ -227,7 +232,10 @@ async function spansFromJaeger(io: CliIo, options: Options, base: string): Promi
   return spans;
 }
 
-async function spansFromFile(io: CliIo, file: string): Promise<LookupSpan[]> {
+async function signalsFromFile(
+  io: CliIo,
+  file: string,
+): Promise<{ spans: LookupSpan[]; logs: LookupLogRecord[] }> {
   let text: string;
   try {
     text = await io.readFile(file);
@@ -242,16 +250,16 @@ async function spansFromFile(io: CliIo, file: string): Promise<LookupSpan[]> {
     throw new CliError(`cannot read ${file}: ${reason}`);
   }
   try {
-    return parseOtlpJson(text);
+    return parseOtlpJsonSignals(text);
   } catch (error) {
     if (error instanceof OtlpParseError) throw new CliError(`${file}: ${error.message}`);
     throw error;
   }
 }
 
-function chainToJson(chains: FailureChain[]): string {
+function toJson(value: unknown): string {
   return `${JSON.stringify(
-    chains,
+    value,
     (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
     2,
   )}\n`;
@@ -265,12 +273,24 @@ export async function runMcpFailures(argv: readonly string[], io: CliIo): Promis
       io.stdout(USAGE);
       return EXIT.found;
     }
-    const spans =
+    const { spans, logs } =
       options.file !== undefined
-        ? await spansFromFile(io, options.file)
-        : await spansFromJaeger(io, options, options.jaegerUrl ?? '');
+        ? await signalsFromFile(io, options.file)
+        : { spans: await spansFromJaeger(io, options, options.jaegerUrl ?? ''), logs: [] };
     const traceIds = traceIdsForCorrelationId(spans, options.correlationId);
     if (traceIds.length === 0) {
+      // A sampler may drop the trace while the failure's log record is kept: it carries the ID.
+      const records = logRecordsForCorrelationId(logs, options.correlationId);
+      if (records.length > 0) {
+        io.stdout(
+          options.json
+            ? toJson([
+                { correlationId: options.correlationId, sampled: false, logRecords: records },
+              ])
+            : formatUnsampledFailure(options.correlationId, records),
+        );
+        return EXIT.found;
+      }
       const where = options.file ?? options.jaegerUrl ?? '';
       throw new CliError(
         `no trace found for correlationId ${options.correlationId} in ${where}`,
@@ -278,7 +298,7 @@ export async function runMcpFailures(argv: readonly string[], io: CliIo): Promis
       );
     }
     const chains = traceIds.map((traceId) => buildFailureChain(spans, traceId));
-    io.stdout(options.json ? chainToJson(chains) : chains.map(formatFailureChain).join('\n'));
+    io.stdout(options.json ? toJson(chains) : chains.map(formatFailureChain).join('\n'));
     return EXIT.found;
   } catch (error) {
     if (error instanceof CliError) {

@@ -16,7 +16,7 @@ import {
   ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE,
   ATTR_MCP_TOOL_FAILURE_SOURCE,
 } from '../semconv.js';
-import type { AttributeValue, LookupSpan } from './otlp.js';
+import type { AttributeValue, LookupLogRecord, LookupSpan } from './otlp.js';
 
 /** Where a span sits in the chain. */
 export type ChainRole = 'call' | 'attempt' | 'proxy-server' | 'proxy-client' | 'server' | 'client';
@@ -206,4 +206,22 @@ export function buildFailureChain(spans: readonly LookupSpan[], traceId: string)
     spanCount: inTrace.length,
     services: [...new Set(inTrace.map((s) => s.service))].sort(),
   };
+}
+
+/**
+ * The log records that belong to a `correlationId` whose trace kept no span (a sampler dropped
+ * it): by trace ID (the `correlationId` is the trace ID) or by the record's own
+ * `mcp.tool.failure.correlation_id`.
+ */
+export function logRecordsForCorrelationId(
+  records: readonly LookupLogRecord[],
+  correlationId: string,
+): LookupLogRecord[] {
+  const wanted = correlationId.trim();
+  const normalized = wanted.toLowerCase();
+  return records.filter(
+    (r) =>
+      (isTraceId(normalized) && r.traceId === normalized) ||
+      r.attributes[ATTR_MCP_TOOL_FAILURE_CORRELATION_ID] === wanted,
+  );
 }

@@ -3,7 +3,7 @@
  */
 import { ATTR_MCP_TOOL_CALL_OUTCOME, ATTR_MCP_TOOL_CALL_ATTEMPTS } from '../semconv.js';
 import { failureFields, type ChainNode, type ChainRole, type FailureChain } from './chain.js';
-import type { AttributeValue, LookupEvent, LookupSpan } from './otlp.js';
+import type { AttributeValue, LookupEvent, LookupLogRecord, LookupSpan } from './otlp.js';
 import { LOG_ATTR_EXCEPTION_STACKTRACE } from '../semconv.js';
 
 const ROLE_LABEL: Record<ChainRole, string> = {
@@ -109,5 +109,35 @@ export function formatFailureChain(chain: FailureChain): string {
   lines.push('chain:');
   if (chain.roots.length === 0) lines.push('  (no MCP spans in this trace)');
   for (const root of chain.roots) renderNode(root, 0, lines);
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The report for a failure whose trace kept no span (the sampler dropped it) but whose log
+ * records were kept: they carry the trace ID, the failure and the exception.
+ */
+export function formatUnsampledFailure(
+  correlationId: string,
+  records: readonly LookupLogRecord[],
+): string {
+  const lines = [
+    `trace ${correlationId}: not sampled (no span of it was kept); ${records.length} log record(s) of the failure:`,
+  ];
+  for (const record of records) {
+    const head = [
+      isoFromNanos(record.timeUnixNano),
+      record.severityText ?? '',
+      `[${record.service}]`,
+      oneLine(formatValue(record.body), 300),
+    ].filter((p) => p !== '');
+    lines.push(`  ${head.join('  ')}`);
+    for (const [key, value] of Object.entries(record.attributes)) {
+      if (key === LOG_ATTR_EXCEPTION_STACKTRACE) continue;
+      lines.push(`    ${key}: ${oneLine(formatValue(value), 300)}`);
+    }
+    const stack = record.attributes[LOG_ATTR_EXCEPTION_STACKTRACE];
+    if (typeof stack === 'string')
+      lines.push(`    ${LOG_ATTR_EXCEPTION_STACKTRACE}: ${oneLine(stack, 300)}`);
+  }
   return `${lines.join('\n')}\n`;
 }

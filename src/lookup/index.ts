@@ -1,6 +1,24 @@
-export { parseOtlpJson, spansFromTracesData, OtlpParseError } from './otlp.js';
-export type { AttributeValue, LookupEvent, LookupSpan, LookupSpanKind } from './otlp.js';
-export { buildFailureChain, failureFields, isTraceId, traceIdsForCorrelationId } from './chain.js';
+export {
+  parseOtlpJson,
+  parseOtlpJsonSignals,
+  spansFromTracesData,
+  logRecordsFromLogsData,
+  OtlpParseError,
+} from './otlp.js';
+export type {
+  AttributeValue,
+  LookupEvent,
+  LookupLogRecord,
+  LookupSpan,
+  LookupSpanKind,
+} from './otlp.js';
+export {
+  buildFailureChain,
+  failureFields,
+  isTraceId,
+  logRecordsForCorrelationId,
+  traceIdsForCorrelationId,
+} from './chain.js';
 export type { ChainNode, ChainRole, FailureChain, SpanFailureFields } from './chain.js';
-export { formatFailureChain, formatDuration } from './format.js';
+export { formatFailureChain, formatDuration, formatUnsampledFailure } from './format.js';
 export { jaegerTraceUrl, jaegerTagSearchUrl, traceIdsFromTagSearch } from './jaeger.js';

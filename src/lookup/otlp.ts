@@ -1,6 +1,7 @@
 /**
  * Reading OTLP/JSON trace data (what the OTLP file exporter writes, what OTLP/HTTP JSON exporters
- * POST, and what Jaeger's `/api/v3/traces/{id}` returns) into flat, typed spans. Pure: no I/O.
+ * POST, and what Jaeger's `/api/v3/traces/{id}` returns) into flat, typed spans, and the log
+ * records beside them (for a failure whose trace was not sampled). Pure: no I/O.
  */
 
 /** An attribute value, decoded from OTLP's `AnyValue`. */
@@ -30,6 +31,17 @@ export interface LookupSpan {
   status: { code: 'UNSET' | 'OK' | 'ERROR'; message: string | undefined };
   attributes: Record<string, AttributeValue>;
   events: LookupEvent[];
+}
+
+/** One log record with its resource's service name and its trace context, if any. */
+export interface LookupLogRecord {
+  traceId: string | undefined;
+  spanId: string | undefined;
+  service: string;
+  timeUnixNano: bigint;
+  severityText: string | undefined;
+  body: AttributeValue;
+  attributes: Record<string, AttributeValue>;
 }
 
 const KINDS: readonly LookupSpanKind[] = [
@@ -163,16 +175,76 @@ export class OtlpParseError extends Error {
  * Throws `OtlpParseError` naming the first line that is not JSON.
  */
 export function parseOtlpJson(text: string): LookupSpan[] {
-  const trimmed = text.trim();
-  if (trimmed === '') return [];
-  try {
-    return spansFromDocument(JSON.parse(trimmed) as Json);
-  } catch {
-    // not one document: read it as JSON lines
-  }
   const spans: LookupSpan[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, index) => {
+  forEachDocument(text, (document) => spans.push(...spansFromDocument(document)));
+  return spans;
+}
+
+function spansFromDocument(document: Json): LookupSpan[] {
+  if (isObject(document) && isObject(document.result)) return spansFromTracesData(document.result);
+  return spansFromTracesData(document);
+}
+
+/** The log records of one OTLP/JSON `LogsData` object (`{"resourceLogs": [...]}`). */
+export function logRecordsFromLogsData(data: Json): LookupLogRecord[] {
+  const records: LookupLogRecord[] = [];
+  if (!isObject(data)) return records;
+  for (const resourceLogs of array(data.resourceLogs)) {
+    if (!isObject(resourceLogs)) continue;
+    const resource = isObject(resourceLogs.resource) ? resourceLogs.resource : {};
+    const serviceName = decodeAttributes(resource.attributes)['service.name'];
+    const service = typeof serviceName === 'string' ? serviceName : 'unknown_service';
+    for (const scopeLogs of array(resourceLogs.scopeLogs)) {
+      if (!isObject(scopeLogs)) continue;
+      for (const record of array(scopeLogs.logRecords)) {
+        if (!isObject(record)) continue;
+        records.push({
+          traceId: decodeId(record.traceId, 16),
+          spanId: decodeId(record.spanId, 8),
+          service,
+          timeUnixNano: decodeTime(record.timeUnixNano ?? record.observedTimeUnixNano),
+          severityText:
+            typeof record.severityText === 'string' && record.severityText !== ''
+              ? record.severityText
+              : undefined,
+          body: decodeValue(record.body),
+          attributes: decodeAttributes(record.attributes),
+        });
+      }
+    }
+  }
+  return records;
+}
+
+/** Spans and log records from OTLP/JSON text, read as {@link parseOtlpJson} reads spans. */
+export function parseOtlpJsonSignals(text: string): {
+  spans: LookupSpan[];
+  logs: LookupLogRecord[];
+} {
+  const spans: LookupSpan[] = [];
+  const logs: LookupLogRecord[] = [];
+  forEachDocument(text, (document) => {
+    spans.push(...spansFromDocument(document));
+    logs.push(...logRecordsFromLogsData(document));
+  });
+  return { spans, logs };
+}
+
+/** Calls `visit` with each JSON document of `text` (one document, or JSON lines). */
+function forEachDocument(text: string, visit: (document: Json) => void): void {
+  const trimmed = text.trim();
+  if (trimmed === '') return;
+  let whole: Json;
+  try {
+    whole = JSON.parse(trimmed) as Json;
+  } catch {
+    whole = undefined;
+  }
+  if (whole !== undefined) {
+    visit(whole);
+    return;
+  }
+  text.split('\n').forEach((line, index) => {
     if (line.trim() === '') return;
     let document: Json;
     try {
@@ -180,12 +252,6 @@ export function parseOtlpJson(text: string): LookupSpan[] {
     } catch {
       throw new OtlpParseError(`line ${index + 1} is not JSON`);
     }
-    spans.push(...spansFromDocument(document));
+    visit(document);
   });
-  return spans;
-}
-
-function spansFromDocument(document: Json): LookupSpan[] {
-  if (isObject(document) && isObject(document.result)) return spansFromTracesData(document.result);
-  return spansFromTracesData(document);
 }

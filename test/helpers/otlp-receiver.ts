@@ -25,6 +25,8 @@ export interface OtlpReceiver {
   /** The raw JSON bodies POSTed to /v1/traces, as the exporter sent them. */
   traceBodies: string[];
   logs: Array<{ body: unknown; traceId: string | undefined; attributes: Record<string, unknown> }>;
+  /** The raw JSON bodies POSTed to /v1/logs. */
+  logBodies: string[];
   metricsRequests: number;
   /** The raw JSON bodies POSTed to /v1/metrics. */
   metricBodies: string[];
@@ -57,6 +59,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const traceBodies: string[] = [];
   const logs: OtlpReceiver['logs'] = [];
+  const logBodies: string[] = [];
   let metricsRequests = 0;
   const metricBodies: string[] = [];
   const server: Server = createServer((req, res) => {
@@ -93,6 +96,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
             }
           }
         } else if (req.url === '/v1/logs') {
+          logBodies.push(raw);
           for (const rl of (body.resourceLogs as Array<Record<string, unknown>>) ?? []) {
             for (const sl of (rl.scopeLogs as Array<Record<string, unknown>>) ?? []) {
               for (const l of (sl.logRecords as Array<Record<string, unknown>>) ?? []) {
@@ -122,6 +126,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     traceBodies,
     metricBodies,
     logs,
+    logBodies,
     get metricsRequests() {
       return metricsRequests;
     },
