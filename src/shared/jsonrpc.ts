@@ -16,10 +16,18 @@ export const CONNECTION_CLOSED = SERVER_ERROR;
 export const REQUEST_TIMEOUT = -32001;
 export const RESOURCE_NOT_FOUND = -32002;
 export const URL_ELICITATION_REQUIRED = -32042;
+/** 2026-07-28: an HTTP header (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) disagrees with the body. */
+export const HEADER_MISMATCH = -32020;
+/** 2026-07-28: the request needs a client capability its `clientCapabilities` does not declare. */
+export const MISSING_REQUIRED_CLIENT_CAPABILITY = -32021;
+/** 2026-07-28: the server does not speak the protocol version the request names. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 /**
  * Codes the semantic conventions do not count as server errors on the server span: the caller's
- * mistake, recorded as `rpc.response.status_code` without `error.type` (genai #404).
+ * mistake, recorded as `rpc.response.status_code` without `error.type` (genai #404). The three
+ * codes 2026-07-28 reserves are the caller's too (a header that contradicts the body, a missing
+ * client capability, a version the server does not speak): the server answered correctly.
  */
 export const CALLER_ERRORS: ReadonlySet<number> = new Set([
   PARSE_ERROR,
@@ -27,4 +35,7 @@ export const CALLER_ERRORS: ReadonlySet<number> = new Set([
   METHOD_NOT_FOUND,
   INVALID_PARAMS,
   RESOURCE_NOT_FOUND,
+  HEADER_MISMATCH,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
+  UNSUPPORTED_PROTOCOL_VERSION,
 ]);

@@ -2,13 +2,16 @@ import { isToolFailureError } from './error.js';
 import type { ErrorClassification, ErrorClassifier } from './types.js';
 import {
   CONNECTION_CLOSED,
+  HEADER_MISMATCH,
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
+  MISSING_REQUIRED_CLIENT_CAPABILITY,
   PARSE_ERROR,
   REQUEST_TIMEOUT,
   RESOURCE_NOT_FOUND,
+  UNSUPPORTED_PROTOCOL_VERSION,
   URL_ELICITATION_REQUIRED,
 } from '../shared/jsonrpc.js';
 import { safeGet } from '../shared/safe.js';
@@ -165,6 +168,12 @@ const JSONRPC: Record<number, ErrorClassification> = {
   [REQUEST_TIMEOUT]: { class: 'reliability', code: 'timeout', retryable: true },
   [RESOURCE_NOT_FOUND]: notFound,
   [URL_ELICITATION_REQUIRED]: { class: 'governance', code: 'user_action_required' },
+  // 2026-07-28's reserved codes. A header that contradicts the body is a malformed request; a
+  // missing client capability or a version the server does not speak is a capability the two
+  // sides do not share. None is helped by sending the same request again.
+  [HEADER_MISMATCH]: invalidInput,
+  [MISSING_REQUIRED_CLIENT_CAPABILITY]: { class: 'capability', code: 'capability_unsupported' },
+  [UNSUPPORTED_PROTOCOL_VERSION]: { class: 'capability', code: 'capability_unsupported' },
 };
 
 /**

@@ -36,6 +36,9 @@ describe('classifyError()', () => {
     [-32602, 'capability', 'invalid_input'],
     [-32002, 'capability', 'resource_not_found'],
     [-32042, 'governance', 'user_action_required'],
+    [-32020, 'capability', 'invalid_input'],
+    [-32021, 'capability', 'capability_unsupported'],
+    [-32022, 'capability', 'capability_unsupported'],
     [-32001, 'reliability', 'timeout'],
     [-32603, 'reliability', 'internal_error'],
   ])('maps MCP protocol error %i to %s/%s', (code, cls, failureCode) => {
