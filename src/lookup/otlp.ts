@@ -112,15 +112,21 @@ function decodeEnum<T extends string>(value: Json, names: readonly T[], prefix: 
   return names[0] as T;
 }
 
+/** The `service.name` of an OTLP resource. */
+function serviceOf(resource: Json): string {
+  const name = isObject(resource)
+    ? decodeAttributes(resource.attributes)['service.name']
+    : undefined;
+  return typeof name === 'string' ? name : 'unknown_service';
+}
+
 /** The spans of one OTLP/JSON `TracesData` object (`{"resourceSpans": [...]}`). */
 export function spansFromTracesData(data: Json): LookupSpan[] {
   const spans: LookupSpan[] = [];
   if (!isObject(data)) return spans;
   for (const resourceSpans of array(data.resourceSpans)) {
     if (!isObject(resourceSpans)) continue;
-    const resource = isObject(resourceSpans.resource) ? resourceSpans.resource : {};
-    const serviceName = decodeAttributes(resource.attributes)['service.name'];
-    const service = typeof serviceName === 'string' ? serviceName : 'unknown_service';
+    const service = serviceOf(resourceSpans.resource);
     const scopes = [
       ...array(resourceSpans.scopeSpans),
       ...array(resourceSpans.instrumentationLibrarySpans),
@@ -191,9 +197,7 @@ export function logRecordsFromLogsData(data: Json): LookupLogRecord[] {
   if (!isObject(data)) return records;
   for (const resourceLogs of array(data.resourceLogs)) {
     if (!isObject(resourceLogs)) continue;
-    const resource = isObject(resourceLogs.resource) ? resourceLogs.resource : {};
-    const serviceName = decodeAttributes(resource.attributes)['service.name'];
-    const service = typeof serviceName === 'string' ? serviceName : 'unknown_service';
+    const service = serviceOf(resourceLogs.resource);
     for (const scopeLogs of array(resourceLogs.scopeLogs)) {
       if (!isObject(scopeLogs)) continue;
       for (const record of array(scopeLogs.logRecords)) {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../observability/helpers.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { failingCallModule } from '../packaging/apps.js';
 
 const HEADING = '### 1. Register with your OpenTelemetry SDK';
 
@@ -25,22 +26,7 @@ function snippet(): string {
 }
 
 /** An app that calls a failing tool in memory, prints the correlationId, and then `rest`. */
-const app = (rest: string): string => `
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-
-const server = new McpServer({ name: 's', version: '1' });
-server.registerTool('lookup', {}, async () => { throw new Error('upstream down'); });
-const [a, b] = InMemoryTransport.createLinkedPair();
-await server.connect(b);
-const client = new Client({ name: 'c', version: '1' });
-await client.connect(a);
-const result = await client.callTool({ name: 'lookup', arguments: {} });
-console.log('correlationId=' + result._meta['io.modelcontextprotocol/toolFailure'].correlationId);
-await client.close();
-${rest}
-`;
+const app = (rest: string): string => failingCallModule('lookup', 'upstream down', rest);
 
 /** A project holding the snippet and the app, with this package and its peers installed (linked). */
 function project(): string {

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { runMcpFailures } from '../../src/cli/lookup-command.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -57,4 +59,20 @@ export function run(
       },
     );
   });
+}
+
+/** Runs `mcp-failures` in-process on the real file system and fetch; what it printed and its exit code. */
+export async function lookupCli(
+  ...argv: string[]
+): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runMcpFailures(argv, {
+    readFile: (path: string) => readFile(path, 'utf8'),
+    fetch: (url: string) => fetch(url, { signal: AbortSignal.timeout(5_000) }),
+    stdout: (t: string) => void (out += t),
+    stderr: (t: string) => void (err += t),
+    now: () => Date.now(),
+  });
+  return { code, out, err };
 }

@@ -7,30 +7,17 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMcpFailures } from '../../src/cli/lookup-command.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { startFakeJaeger, type FakeJaeger } from './fixtures/fake-jaeger.js';
-import { repoPath, tempDir } from './helpers.js';
+import { lookupCli, repoPath, tempDir } from './helpers.js';
 
 let receiver: OtlpReceiver;
 let jaeger: FakeJaeger;
 let correlationId = '';
 
-async function lookup(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runMcpFailures(argv, {
-    readFile: (path: string) => readFile(path, 'utf8'),
-    fetch: (url: string) => fetch(url, { signal: AbortSignal.timeout(5_000) }),
-    stdout: (t: string) => void (out += t),
-    stderr: (t: string) => void (err += t),
-    now: () => Date.now(),
-  });
-  return { code, out, err };
-}
+const lookup = lookupCli;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();

@@ -14,6 +14,7 @@ import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.j
 import { runtimes, type Runtime } from '../helpers/runtimes.js';
 import { NO_ESM_HOOK_WARNING } from '../../src/shared/esm-hook.js';
 import { SCHEMA_URL } from '../../src/semconv.js';
+import { failingCallCommonJs, failingCallModule } from './apps.js';
 import { NAME, copiesOf, newProject, node, pack, type Packed } from './install.js';
 
 /** What each line's application installs before adding this package. */
@@ -28,28 +29,9 @@ function lineOf(runtime: Runtime): keyof typeof LINES {
   return runtime.major === 20 ? '2.x' : '3.x';
 }
 
-/** An in-memory call to a tool that throws; prints the failure's correlationId. */
-const CALL = `
-  const server = new McpServer({ name: 's', version: '1' });
-  server.registerTool('boom', {}, async () => { throw new Error('boom'); });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(b);
-  const client = new Client({ name: 'c', version: '1' });
-  await client.connect(a);
-  const r = await client.callTool({ name: 'boom', arguments: {} });
-  console.log('correlationId=' + r._meta['io.modelcontextprotocol/toolFailure'].correlationId);
-  await client.close();
-`;
-
 const APPS = {
-  'app.mjs': `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-${CALL}`,
-  'app.cjs': `const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
-const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
-const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
-(async () => {${CALL}})();`,
+  'app.mjs': failingCallModule('boom', 'boom'),
+  'app.cjs': failingCallCommonJs('boom', 'boom'),
   // The README's setup, for each module system.
   'telemetry.mjs': `import { register } from 'node:module';
 import { NodeSDK } from '@opentelemetry/sdk-node';

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../observability/helpers.js';
 import { runtimes, type Runtime } from '../helpers/runtimes.js';
+import { failingCallCommonJs, failingCallModule } from './apps.js';
 import { NAME, copiesOf, newProject, node as runNode, pack, type Packed } from './install.js';
 
 const APP_DEPENDENCIES = [
@@ -73,19 +74,6 @@ const cjsRequires = Object.entries(ENTRIES)
   .map(([entry, names]) => `const { ${names.join(', ')} } = require('${entry}');`)
   .join('\n');
 
-/** An in-memory call to a tool that throws; prints the failure's correlationId. */
-const CALL = (imports: string) => `
-  ${imports}
-  const server = new McpServer({ name: 's', version: '1' });
-  server.registerTool('t', {}, async () => { throw new Error('boom'); });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(b);
-  const client = new Client({ name: 'c', version: '1' });
-  await client.connect(a);
-  const r = await client.callTool({ name: 't', arguments: {} });
-  console.log('correlationId=' + r._meta['io.modelcontextprotocol/toolFailure'].correlationId);
-  await client.close();
-`;
 /** A call to a tool that throws `ToolFailureError`; prints the failure's class and code. */
 const CALL_FAILING = (errorClass: string): string => `
   const server = new McpServer({ name: 's', version: '1' });
@@ -143,18 +131,8 @@ describe('the packed package, installed in a fresh project', () => {
   });
 
   it('instruments an app with zero code, through --import (ESM) and --require (CommonJS)', async () => {
-    writeFileSync(
-      join(project, 'app.mjs'),
-      CALL(`import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-  import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-  import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';`),
-    );
-    writeFileSync(
-      join(project, 'app.cjs'),
-      `(async () => {${CALL(`const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
-  const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
-  const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');`)}})();`,
-    );
+    writeFileSync(join(project, 'app.mjs'), failingCallModule('t', 'boom'));
+    writeFileSync(join(project, 'app.cjs'), failingCallCommonJs('t', 'boom'));
     for (const [flag, app] of [
       ['--import', 'app.mjs'],
       ['--require', 'app.cjs'],
