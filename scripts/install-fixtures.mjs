@@ -1,4 +1,5 @@
-// Installs the version-matrix fixtures (test/fixtures/sdk-*/ and otel-*/), the benchmark's peer
+// Installs the version-matrix fixtures (test/fixtures/sdk-*/ and otel-*/), the pinned MCP reference
+// servers (test/fixtures/reference-servers/, for test/gates), the benchmark's peer
 // instrumentations (bench/peers/, run by the benchmark's smoke test) and Node.js 22 and 24
 // (test/runtimes/): `npm ci` in each folder
 // whose node_modules is missing or older than its package-lock.json. Each sdk-* fixture has its own
@@ -21,7 +22,11 @@ const folders = readdirSync(fixtures)
   .sort()
   .filter((name) => name.startsWith('sdk-') || name.startsWith('otel-'))
   .map((name) => join(fixtures, name));
-folders.push(join(root, 'bench', 'peers'), join(root, 'test', 'runtimes'));
+folders.push(
+  join(fixtures, 'reference-servers'),
+  join(root, 'bench', 'peers'),
+  join(root, 'test', 'runtimes'),
+);
 
 for (const dir of folders) {
   const lock = join(dir, 'package-lock.json');

@@ -1,0 +1,293 @@
+/**
+ * The MCP reference servers (server-filesystem, server-memory, server-everything, pinned in
+ * test/fixtures/reference-servers/ with their own SDK 1.x), each started as a stdio child
+ * process under the zero-code entry and exporting over OTLP/HTTP JSON to a local receiver. A
+ * real SDK 1.x client in this process (instrumented, in-memory spans) makes each server fail in
+ * the ways it can; every failure object has the class and code docs/classification.md gives, its
+ * correlationId is the trace ID of the server span, and the client span shares that trace.
+ */
+import { SpanKind } from '@opentelemetry/api';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
+import {
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../helpers/otlp-receiver.js';
+import { setupTelemetry } from '../helpers/telemetry.js';
+import { root } from './gate-tools.js';
+
+const t = setupTelemetry();
+const fixture = join(
+  root,
+  'test',
+  'fixtures',
+  'reference-servers',
+  'node_modules',
+  '@modelcontextprotocol',
+);
+const bin = (server: string): string => join(fixture, `server-${server}`, 'dist', 'index.js');
+const rulesFile = join(root, 'examples', 'classification-rules', 'server-filesystem.json');
+
+interface FailureObject {
+  class: string;
+  code: string;
+  correlationId: string;
+  retryable?: boolean;
+}
+
+let receiver: OtlpReceiver;
+let allowed: string;
+let outside: string;
+const open: Client[] = [];
+
+beforeAll(async () => {
+  for (const server of ['filesystem', 'memory', 'everything'])
+    if (!existsSync(bin(server)))
+      throw new Error(`${bin(server)} is missing: run node scripts/install-fixtures.mjs`);
+  receiver = await startOtlpReceiver();
+  allowed = mkdtempSync(join(tmpdir(), 'omcp-ref-allowed-'));
+  outside = mkdtempSync(join(tmpdir(), 'omcp-ref-outside-'));
+  writeFileSync(join(outside, 'secret.txt'), 'not for the agent');
+});
+
+afterAll(async () => {
+  await Promise.allSettled(open.map((c) => c.close()));
+  await receiver?.close();
+  for (const dir of [allowed, outside])
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts `server` zero-code (`node --import .../register`, cwd the repository root). */
+async function connect(
+  server: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  capabilities: Record<string, unknown> = {},
+): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', '@omcp/instrumentation-mcp/register', bin(server), ...args],
+    cwd: root,
+    stderr: 'pipe',
+    env: {
+      ...(process.env as Record<string, string>),
+      OTEL_SERVICE_NAME: `ref-${server}`,
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+      ...env,
+    },
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: 'reference-servers-test', version: '1.0.0' }, { capabilities });
+  await client.connect(transport);
+  open.push(client);
+  return { client, stderr: () => stderr };
+}
+
+/** The server span of `tool` in trace `traceId`, as the receiver got it. */
+async function serverSpan(service: string, tool: string, traceId: string): Promise<ReceivedSpan> {
+  const match = (s: ReceivedSpan): boolean =>
+    s.serviceName === `ref-${service}` &&
+    s.kind === 2 &&
+    s.name === `tools/call ${tool}` &&
+    s.traceId === traceId;
+  await receiver.waitFor((spans) => spans.some(match), 10_000);
+  return receiver.spans.find(match)!;
+}
+
+/** The client span (this process) of `tool` in trace `traceId`. */
+function clientSpan(tool: string, traceId: string) {
+  return t
+    .finished()
+    .find(
+      (s) =>
+        s.kind === SpanKind.CLIENT &&
+        s.name === `tools/call ${tool}` &&
+        s.spanContext().traceId === traceId,
+    );
+}
+
+/**
+ * Calls `tool`, expects an error result carrying a failure object of `cls`/`code`, and checks
+ * the correlationId against the server span and the client span's trace.
+ */
+async function expectFailure(
+  c: { client: Client },
+  service: string,
+  tool: string,
+  args: Record<string, unknown>,
+  cls: string,
+  code: string,
+): Promise<{ text: string; span: ReceivedSpan; failure: FailureObject }> {
+  const result = await c.client.callTool({ name: tool, arguments: args });
+  const text = (result.content as Array<{ text?: string }>)[0]?.text ?? '';
+  expect(result.isError, text).toBe(true);
+  const failure = (result._meta as Record<string, FailureObject> | undefined)?.[KEY];
+  expect(failure, text).toBeDefined();
+  expect({ class: failure!.class, code: failure!.code }).toEqual({ class: cls, code });
+  expect(failure!.correlationId).toMatch(/^[0-9a-f]{32}$/);
+  const span = await serverSpan(service, tool, failure!.correlationId);
+  expect(span.attributes['mcp.tool.failure.correlation_id']).toBe(failure!.correlationId);
+  expect(span.attributes['mcp.tool.failure.class']).toBe(cls);
+  expect(span.attributes['mcp.tool.failure.code']).toBe(code);
+  expect(clientSpan(tool, failure!.correlationId), 'client span in the same trace').toBeDefined();
+  return { text, span, failure: failure! };
+}
+
+describe('reference servers under the zero-code entry', () => {
+  it('server-filesystem: missing file, outside the allowed directory, invalid input, unknown tool', async () => {
+    const fs = await connect('filesystem', [allowed], {
+      OTEL_INSTRUMENTATION_MCP_CLASSIFICATION_RULES: rulesFile,
+    });
+    await expectFailure(
+      fs,
+      'filesystem',
+      'read_text_file',
+      { path: join(allowed, 'missing.txt') },
+      'capability',
+      'resource_not_found',
+    );
+    await expectFailure(
+      fs,
+      'filesystem',
+      'read_text_file',
+      { path: join(outside, 'secret.txt') },
+      'governance',
+      'permission_denied',
+    );
+    await expectFailure(
+      fs,
+      'filesystem',
+      'read_text_file',
+      { path: 42 },
+      'capability',
+      'invalid_input',
+    );
+    const unknown = await expectFailure(
+      fs,
+      'filesystem',
+      'no_such_tool',
+      {},
+      'capability',
+      'capability_unsupported',
+    );
+    // SDK 1.32.2's McpServer answers an unknown tool with an error result (not a JSON-RPC error)
+    // whose text carries -32602: one of the SDK's own refusals, classified by that text.
+    expect(unknown.text).toBe('MCP error -32602: Tool no_such_tool not found');
+  });
+
+  it('server-filesystem without the rules file: outside the allowed directory is internal_error', async () => {
+    // A plain Error no built-in rule knows: the documented default, which the rules file fixes.
+    const fs = await connect('filesystem', [allowed]);
+    const r = await expectFailure(
+      fs,
+      'filesystem',
+      'read_text_file',
+      { path: join(outside, 'secret.txt') },
+      'reliability',
+      'internal_error',
+    );
+    expect(r.text).toMatch(/^Access denied - path outside allowed directories/);
+    await expectFailure(
+      fs,
+      'filesystem',
+      'read_text_file',
+      { path: join(allowed, 'missing.txt') },
+      'capability',
+      'resource_not_found',
+    );
+  });
+
+  it('server-memory: invalid input, unknown tool', async () => {
+    const memory = await connect('memory', [], { MEMORY_FILE_PATH: join(allowed, 'memory.jsonl') });
+    await expectFailure(
+      memory,
+      'memory',
+      'create_entities',
+      { entities: 'not a list' },
+      'capability',
+      'invalid_input',
+    );
+    await expectFailure(memory, 'memory', 'open_nodes', {}, 'capability', 'invalid_input');
+    await expectFailure(
+      memory,
+      'memory',
+      'no_such_tool',
+      {},
+      'capability',
+      'capability_unsupported',
+    );
+  });
+
+  it('server-everything: invalid input, unknown tool, a tool that throws', async () => {
+    const everything = await connect('everything', ['stdio'], {}, { elicitation: { url: {} } });
+    await expectFailure(
+      everything,
+      'everything',
+      'echo',
+      { message: 42 },
+      'capability',
+      'invalid_input',
+    );
+    await expectFailure(
+      everything,
+      'everything',
+      'get-sum',
+      { a: 'one', b: 2 },
+      'capability',
+      'invalid_input',
+    );
+    await expectFailure(
+      everything,
+      'everything',
+      'no_such_tool',
+      {},
+      'capability',
+      'capability_unsupported',
+    );
+    await expectFailure(
+      everything,
+      'everything',
+      // Throws a plain Error on purpose for any protocol but http(s) and data.
+      'gzip-file-as-resource',
+      { data: 'file:///etc/hostname' },
+      'reliability',
+      'internal_error',
+    );
+    // The one error SDK 1.x's McpServer does not turn into a tool result: -32042 stays a JSON-RPC
+    // error, so there is no failure object (no result, no _meta) and no class on the spans; the
+    // spans record the code as the conventions say, in one trace.
+    const error = await everything.client
+      .callTool({
+        name: 'trigger-url-elicitation',
+        arguments: { url: 'https://example.com/authorize', errorPath: true },
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe(-32042);
+    const client = t
+      .finished()
+      .find((s) => s.kind === SpanKind.CLIENT && s.name === 'tools/call trigger-url-elicitation');
+    expect(client?.attributes['rpc.response.status_code']).toBe('-32042');
+    const traceId = client!.spanContext().traceId;
+    const span = await serverSpan('everything', 'trigger-url-elicitation', traceId);
+    expect(span.attributes['rpc.response.status_code']).toBe('-32042');
+    expect(span.attributes['error.type']).toBe('-32042');
+    expect(span.attributes['mcp.tool.failure.class']).toBeUndefined();
+  });
+});
