@@ -31,6 +31,7 @@ import {
   negotiatedVersion,
   recordToolResult,
   rememberNegotiatedVersion,
+  requestVersion,
   responseInfo,
   runHook,
 } from '../shared/record.js';
@@ -83,7 +84,10 @@ export function traceOutgoingRequest(
     const config = source.config();
     target = targetOf(method, params);
     const transport = field(self, '_transport');
-    attrs = operationAttributes(transport, method, target, negotiatedVersion(self));
+    // What the request itself names (a caller's `_meta` wins over the SDK's envelope), else
+    // what this client negotiated: the version the request goes out with.
+    const version = requestVersion(params) ?? negotiatedVersion(self);
+    attrs = operationAttributes(transport, method, target, version);
     start = performance.now();
     span = source
       .tracer()

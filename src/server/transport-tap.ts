@@ -39,8 +39,10 @@ import {
   negotiatedVersion,
   recordToolResult,
   rememberNegotiatedVersion,
+  requestVersion,
   responseInfo,
   runHook,
+  transportVersion,
 } from '../shared/record.js';
 import { relayed } from '../shared/relayed.js';
 import { copyWith, field, isRecord, ownString, ownValue } from '../shared/safe.js';
@@ -90,7 +92,7 @@ export function tapTransport(
     if (!source.active()) return onmessage.call(this, message, extra);
     let call: ServerCall | undefined;
     try {
-      call = startServerCall(source, protocol, transport, calls, message);
+      call = startServerCall(source, protocol, transport, calls, message, extra);
     } catch (err) {
       source.diag.error('mcp: could not start a server span', err);
     }
@@ -134,6 +136,7 @@ function startServerCall(
   transport: TransportLike,
   calls: OpenCalls<ServerCall>,
   message: JsonRpcMessage,
+  extra: unknown,
 ): ServerCall | undefined {
   if (!isRecord(message)) return undefined;
   const method = field(message, 'method');
@@ -153,7 +156,13 @@ function startServerCall(
   const config = source.config();
   const params = field(message, 'params');
   const target = targetOf(method, params);
-  const version = negotiatedVersion(protocol) ?? ownString(params, 'protocolVersion');
+  // 2026-07-28 names the version in every request; a session learned it at `initialize` (whose
+  // own params name the one asked for); a stateless server has only what its transport passed.
+  const version =
+    requestVersion(params) ??
+    negotiatedVersion(protocol) ??
+    (method === 'initialize' ? ownString(params, 'protocolVersion') : undefined) ??
+    transportVersion(extra);
   const attrs = operationAttributes(transport, method, target, version);
 
   const ambient = context.active();

@@ -14,7 +14,7 @@ import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import type { McpResponseInfo, McpSpanHook } from '../types.js';
 import { setFailureAttributes } from './failure-attributes.js';
 import { metricCode } from './metrics.js';
-import { ownValue } from './safe.js';
+import { field, ownString, ownValue } from './safe.js';
 import { truncate } from './truncate.js';
 
 /** What a failing `tools/call` result left for the caller of `recordToolResult`. */
@@ -127,10 +127,51 @@ export function capturePayload(
 /** The protocol version each protocol object (client or server) negotiated in `initialize`. */
 const protocolVersions = new WeakMap<object, string>();
 
-/** The version `protocol` negotiated, once its `initialize` completed. */
+/**
+ * The version `protocol` negotiated: the one its `initialize` completed with, else the one the
+ * 2.x SDK recorded on the instance itself (`_negotiatedProtocolVersion`, which its connect-time
+ * `server/discover` negotiation sets for 2026-07-28 and which decides the `_meta` envelope the
+ * client sends). Undefined before either.
+ */
 export function negotiatedVersion(protocol: object): string | undefined {
-  return protocolVersions.get(protocol);
+  const remembered = protocolVersions.get(protocol);
+  if (remembered !== undefined) return remembered;
+  const recorded = field(protocol, '_negotiatedProtocolVersion');
+  return typeof recorded === 'string' && recorded.length > 0 ? recorded : undefined;
 }
+
+/** The `_meta` key under which 2026-07-28 puts the protocol version in every request. */
+export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+/** The version a request names in its own `_meta` (2026-07-28's per-request envelope). */
+export function requestVersion(params: unknown): string | undefined {
+  return ownString(ownValue(params, '_meta'), PROTOCOL_VERSION_META_KEY);
+}
+
+/**
+ * The version the server transport handed over with a message (its `extra`), for a server that
+ * negotiated nothing (stateless Streamable HTTP: a new server per request, no `initialize`):
+ * the revision the 2.x per-request transport classified, else the `MCP-Protocol-Version` header
+ * of the HTTP request, as the 2.x transport passes it (a web `Request`) or the 1.x one
+ * (`requestInfo.headers`, a plain object).
+ */
+export function transportVersion(extra: unknown): string | undefined {
+  const revision = ownString(ownValue(extra, 'classification'), 'revision');
+  if (revision !== undefined) return revision;
+  const request = ownValue(extra, 'request');
+  if (typeof Request === 'function' && request instanceof Request) {
+    try {
+      const header = request.headers.get(PROTOCOL_VERSION_HEADER);
+      return header === null || header.length === 0 ? undefined : header;
+    } catch {
+      return undefined;
+    }
+  }
+  return ownString(ownValue(ownValue(extra, 'requestInfo'), 'headers'), PROTOCOL_VERSION_HEADER);
+}
+
+/** The Streamable HTTP header, lower-cased as both SDKs hand headers over. */
+const PROTOCOL_VERSION_HEADER = 'mcp-protocol-version';
 
 /**
  * Remembers the version of an `initialize` result for `protocol` and puts it on the span;
