@@ -1,6 +1,6 @@
 // Installs the version-matrix fixtures (test/fixtures/sdk-*/ and otel-*/), the pinned MCP reference
-// servers (test/fixtures/reference-servers/, for test/gates), the benchmark's peer
-// instrumentations (bench/peers/, run by the benchmark's smoke test) and Node.js 22 and 24
+// servers and mcp-use (test/fixtures/reference-servers/, mcp-use/, for test/gates), the benchmark's
+// peer instrumentations (bench/peers/, run by the benchmark's smoke test) and Node.js 22 and 24
 // (test/runtimes/): `npm ci` in each folder
 // whose node_modules is missing or older than its package-lock.json. Each sdk-* fixture has its own
 // lock file with only the MCP SDK (and zod); @opentelemetry/* come from the repository root, or for
@@ -24,6 +24,7 @@ const folders = readdirSync(fixtures)
   .map((name) => join(fixtures, name));
 folders.push(
   join(fixtures, 'reference-servers'),
+  join(fixtures, 'mcp-use'),
   join(root, 'bench', 'peers'),
   join(root, 'test', 'runtimes'),
 );
