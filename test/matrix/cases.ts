@@ -108,7 +108,40 @@ export const SERVER_APIS = ['McpServer', 'Server'] as const;
 export type ModuleSystem = (typeof MODULE_SYSTEMS)[number];
 export type Mode = (typeof MODES)[number];
 export type ServerApi = (typeof SERVER_APIS)[number];
-export type Transport = 'inmemory' | 'stdio';
+/**
+ * The Streamable HTTP modes of SDK 2.x (2.x fixtures only), each a server on 127.0.0.1 in the
+ * app's process: sessionful 2025-11-25, a stateless server per request, the SDK's
+ * `createMcpHandler` answering a 2025 client, a client pinned to 2026-07-28, and `auto`.
+ */
+export const HTTP_TRANSPORTS = [
+  'http-sessionful',
+  'http-stateless',
+  'http-handler',
+  'http-pinned',
+  'http-auto',
+] as const;
+export type HttpTransport = (typeof HTTP_TRANSPORTS)[number];
+export type Transport = 'inmemory' | 'stdio' | HttpTransport;
+
+/** How the README's table names each transport. */
+export const TRANSPORT_LABELS: Record<Transport, string> = {
+  inmemory: 'in-memory',
+  stdio: 'stdio',
+  'http-sessionful': 'HTTP sessionful',
+  'http-stateless': 'HTTP stateless',
+  'http-handler': 'HTTP createMcpHandler',
+  'http-pinned': 'HTTP 2026-07-28 pinned',
+  'http-auto': 'HTTP auto',
+};
+
+/** The protocol version each HTTP mode ends up speaking, and whether it has a session. */
+export const HTTP_EXPECTED: Record<HttpTransport, { version: string; session: boolean }> = {
+  'http-sessionful': { version: '2025-11-25', session: true },
+  'http-stateless': { version: '2025-11-25', session: false },
+  'http-handler': { version: '2025-11-25', session: false },
+  'http-pinned': { version: '2026-07-28', session: false },
+  'http-auto': { version: '2026-07-28', session: false },
+};
 
 /** One child-process run of a fixture app. */
 export interface MatrixCase {
@@ -160,8 +193,8 @@ export function listFixtures(): Fixture[] {
 
 /**
  * Every fixture under both module systems, the three modes and both server APIs over the
- * in-memory transport, plus one stdio run (two processes) per fixture and module system; the
- * same on every platform.
+ * in-memory transport, plus one stdio run (two processes) per fixture and module system and, for
+ * 2.x, one run per Streamable HTTP mode under the register entry; the same on every platform.
  */
 export function matrixCases(fixture: Fixture, platform: Platform): MatrixCase[] {
   const out: MatrixCase[] = [];
@@ -185,6 +218,10 @@ export function matrixCases(fixture: Fixture, platform: Platform): MatrixCase[] 
     for (const mode of MODES)
       for (const api of SERVER_APIS) add(moduleSystem, mode, api, 'inmemory');
     add(moduleSystem, 'register', 'McpServer', 'stdio');
+    // The zero-code entry over each Streamable HTTP mode of 2.x.
+    if (fixture.line === 2)
+      for (const transport of HTTP_TRANSPORTS)
+        add(moduleSystem, 'register', 'McpServer', transport);
   }
   return out;
 }

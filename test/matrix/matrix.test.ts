@@ -8,7 +8,9 @@ import { TOOL_FAILURE_META_KEY } from '../../src/tool-failure/constants.js';
 import { runtimes } from '../helpers/runtimes.js';
 import {
   FIXTURES_DIR,
+  HTTP_EXPECTED,
   ROOT,
+  type HttpTransport,
   listFixtures,
   matrixCases,
   platforms,
@@ -332,7 +334,7 @@ function defineCases(title: string, fixture: Fixture, platform: Platform): void 
           expect(span?.attributes['mcp.tool.failure.correlation_id']).toBe(client?.traceId);
           expect(span?.attributes['gen_ai.tool.name']).toBe('fail');
           expect(span?.attributes['network.transport']).toBe(
-            c.transport === 'stdio' ? 'pipe' : 'inproc',
+            c.transport === 'stdio' ? 'pipe' : c.transport === 'inmemory' ? 'inproc' : 'tcp',
           );
         }
 
@@ -346,6 +348,18 @@ function defineCases(title: string, fixture: Fixture, platform: Platform): void 
         expect(okClient?.traceId).not.toBe(client?.traceId);
         for (const span of [okClient, okServer])
           expect(span?.attributes['mcp.tool.failure.class']).toBeUndefined();
+
+        // Over Streamable HTTP: the protocol version the mode speaks on both spans of both
+        // calls, and a session id only where there is a session.
+        const http = HTTP_EXPECTED[c.transport as HttpTransport] as
+          (typeof HTTP_EXPECTED)[HttpTransport] | undefined;
+        if (http !== undefined) {
+          for (const span of [client, server, okClient, okServer]) {
+            expect(span?.attributes['mcp.protocol.version'], spanDetail).toBe(http.version);
+            if (http.session) expect(typeof span?.attributes['mcp.session.id']).toBe('string');
+            else expect(span?.attributes['mcp.session.id']).toBeUndefined();
+          }
+        }
 
         // A call aborted before sending: the signal is found in this SDK's request() options.
         expect(report.results.cancelled).not.toBe('resolved');

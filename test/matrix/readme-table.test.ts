@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MODES, MODULE_SYSTEMS, ROOT, listFixtures, matrixCases, platforms } from './cases.js';
+import {
+  MODES,
+  MODULE_SYSTEMS,
+  ROOT,
+  TRANSPORT_LABELS,
+  listFixtures,
+  matrixCases,
+  platforms,
+} from './cases.js';
 
 interface Row {
   packages: string[];
@@ -95,7 +103,7 @@ describe('README supported-versions table', () => {
         expect(row?.apis, name).toMatch(/low-level `Server`/);
         expect(new Set(cases.map((c) => c.api))).toEqual(new Set(['McpServer', 'Server']));
         const transports = [...new Set(cases.map((c) => c.transport))].map((t) =>
-          t === 'inmemory' ? 'in-memory' : t,
+          TRANSPORT_LABELS[t].toLowerCase(),
         );
         expect(row?.transports, name).toEqual(transports);
       }
