@@ -13,6 +13,12 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1ClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport as V1ServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import * as v1Mcp from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as v1Protocol from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as v2Client from '@modelcontextprotocol/client';
 import * as v2Server from '@modelcontextprotocol/server';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -23,7 +29,7 @@ import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 
 const t = setupTelemetry({}, { patch: false });
-t.instrumentation._patchLoaded({ v2: [v2Server, v2Client] });
+t.instrumentation._patchLoaded({ v1Protocol, v1Mcp, v2: [v2Server, v2Client] });
 
 const MODERN = '2026-07-28';
 const LEGACY = '2025-11-25';
@@ -171,6 +177,13 @@ const MODES: Mode[] = [
     negotiation: 'auto',
     version: LEGACY,
     session: true,
+  },
+  {
+    name: 'auto, fallen back to a stateless 2025 server',
+    server: 'perRequest',
+    negotiation: 'auto',
+    version: LEGACY,
+    session: false,
   },
 ];
 
@@ -387,5 +400,37 @@ describe('where the version comes from', () => {
   it("the 2.x SDK's own record of the negotiation, when initialize taught nothing", () => {
     expect(negotiatedVersion({ _negotiatedProtocolVersion: MODERN })).toBe(MODERN);
     expect(negotiatedVersion({})).toBeUndefined();
+  });
+});
+
+describe('SDK 1.x, stateless Streamable HTTP (a server per request)', () => {
+  let http: HttpServer;
+  let url: URL;
+  beforeAll(async () => {
+    http = createServer((req, res) => {
+      const transport = new V1ServerTransport({ sessionIdGenerator: undefined });
+      const server = new V1McpServer({ name: 'v1-stateless', version: '1' });
+      server.registerTool('ok', {}, async () => ({ content: [{ type: 'text', text: 'fine' }] }));
+      void server.connect(transport).then(() => transport.handleRequest(req, res));
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+  });
+  afterAll(async () => {
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  });
+
+  it("the server span's version comes from the MCP-Protocol-Version header 1.x hands over", async () => {
+    t.reset();
+    const client = new V1Client({ name: 'v1-client', version: '1' });
+    await client.connect(new V1ClientTransport(url));
+    await client.callTool({ name: 'ok', arguments: {} });
+    await client.close();
+    const { client: c, server: s } = spansOf('tools/call ok');
+    expect(s.spanContext().traceId).toBe(c.spanContext().traceId);
+    expect(s.attributes[ATTR_VERSION]).toBe(c.attributes[ATTR_VERSION]);
+    expect(s.attributes[ATTR_VERSION]).toBe(LEGACY);
+    expect(s.attributes[ATTR_SESSION]).toBeUndefined();
   });
 });
