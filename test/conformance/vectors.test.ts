@@ -2,17 +2,25 @@
  * The language-neutral vectors of conformance/ (docs/conformance-vectors.md), run against this
  * package: each file is valid against conformance/vectors.schema.json, each failure object is
  * read by readToolFailure(), each client scenario is driven through decide() on the scenario's
- * clock, and each intermediary case goes through the real proxy. So every vector is proven.
+ * clock and through withToolRetry on a fake clock, and each intermediary case goes through the
+ * real proxy. So every vector is proven.
  */
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolFailureProxy } from '../../src/proxy/index.js';
 import type { ToolFailureProxy } from '../../src/proxy/index.js';
-import { decide } from '../../src/retry/index.js';
-import type { ToolRetryAnnotations } from '../../src/retry/index.js';
+import { exponentialDelay } from '../../src/retry/backoff.js';
+import { decide, withToolRetry } from '../../src/retry/index.js';
+import type {
+  BackoffOptions,
+  RetryBudget,
+  RetryClock,
+  ToolRetryAnnotations,
+} from '../../src/retry/index.js';
 import { TOOL_FAILURE_RULES, readToolFailure } from '../../src/tool-failure/index.js';
 import { scriptedUpstream, type Answer } from '../proxy/harness.js';
 
@@ -122,6 +130,37 @@ function resultOf(
 ): Json {
   if ('result' in vector) return clone(vector.result);
   return { ...clone(template), _meta: { [metaKey]: clone(vector.failure) } };
+}
+
+const metaText = (r: Json): string | undefined =>
+  JSON.stringify((r as { _meta?: Json } | null | undefined)?._meta);
+
+/**
+ * What breaks "unchanged": the received result must be the same JSON value as the one the
+ * upstream sent, and its `_meta` must serialise to the same text (keys, their order, values).
+ */
+function unchangedViolations(sent: Json, received: Json): string[] {
+  const out: string[] = [];
+  if (!isDeepStrictEqual(received, sent)) out.push('the result is not the one the upstream sent');
+  if (metaText(received) !== metaText(sent)) out.push('_meta is not the one the upstream sent');
+  return out;
+}
+
+/** What breaks an `ownFailure` expectation. */
+function ownFailureViolations(own: OwnFailure, received: Json): string[] {
+  const out: string[] = [];
+  if ((received as { isError?: unknown } | undefined)?.isError !== own.isError)
+    out.push('isError is not true');
+  const reading = readToolFailure(received);
+  if (reading.status !== own.status) return [...out, `the failure object is ${reading.status}`];
+  if (reading.status !== 'valid') return out;
+  if (reading.problems.length > 0) out.push('the failure object has problems');
+  const f = reading.failure;
+  if (f.class !== own.class) out.push(`class is ${f.class}`);
+  if (!own.codes.includes(f.code)) out.push(`code ${f.code} is not one of ${own.codes.join(', ')}`);
+  if (own.retryable ? f.retryable !== true : f.retryable === true)
+    out.push(`retryable must be ${own.retryable ? 'true' : 'absent or false'}`);
+  return out;
 }
 
 describe('conformance vectors: files', () => {
@@ -249,6 +288,76 @@ describe('conformance vectors: client scenarios through decide()', () => {
   });
 });
 
+describe('conformance vectors: client scenarios through withToolRetry (the whole client loop)', () => {
+  const t0 = scenarios.clock.startEpochMs;
+
+  /** The scenario's proposed delays as this package's schedule (jitter off); they must fit one. */
+  function backoffOf(s: Scenario): BackoffOptions {
+    const b = s.client.backoffMs ?? [];
+    const initialDelayMs = b[0] ?? 0;
+    const multiplier = b.length > 1 && initialDelayMs > 0 ? b[1]! / initialDelayMs : 1;
+    const maxDelayMs = Math.max(initialDelayMs, ...b);
+    const opts: BackoffOptions = { initialDelayMs, maxDelayMs, multiplier, jitter: 'none' };
+    for (const [i, ms] of b.entries())
+      expect(exponentialDelay(i + 1, opts), `${s.id}: backoffMs is a capped geometric series`).toBe(
+        ms,
+      );
+    return opts;
+  }
+
+  it.each(scenarios.scenarios.map((s) => [s.id, s] as const))('%s', async (_id, s) => {
+    // A clock whose timers fire at once, moving time forward by their delay.
+    let now = t0;
+    const clock: RetryClock = {
+      now: () => now,
+      setTimeout: (callback, ms) => {
+        now += ms;
+        queueMicrotask(callback);
+        return 0;
+      },
+      clearTimeout: () => undefined,
+    };
+    const sent: number[] = [];
+    const answered: Json[] = [];
+    const client = {
+      callTool: async (_params: { name: string }): Promise<unknown> => {
+        const answer = s.attempts[sent.length];
+        if (answer === undefined) throw new Error(`${s.id}: more attempts than scripted`);
+        sent.push(now - t0);
+        now += answer.durationMs;
+        const result = resultOf(answer, scenarios.resultTemplate, scenarios.metaKey);
+        answered.push(result);
+        return result;
+      },
+    };
+    const retryBudget: RetryBudget = {
+      canRetry: () => s.attempts[sent.length - 1]?.retryBudgetAllows ?? true,
+      recordFailure: () => undefined,
+      recordSuccess: () => undefined,
+    };
+    const wrapped = withToolRetry(client, {
+      ...s.client.limits,
+      backoff: backoffOf(s),
+      retryBudget,
+      getToolAnnotations: () => s.tool.annotations ?? undefined,
+      clock,
+    });
+    const report = await wrapped.callToolWithRetry({ name: s.tool.name });
+    expect(report.attempts).toBe(s.expect.attempts);
+    expect(report.outcome).toBe(s.expect.outcome);
+    expect(sent).toStrictEqual(s.expect.steps.map((step) => step.sentAtMs));
+    // The caller gets that attempt's result itself, unchanged.
+    expect(report.result).toBe(answered[s.expect.returnedAttempt - 1]);
+    expect(report.result).toStrictEqual(
+      resultOf(
+        s.attempts[s.expect.returnedAttempt - 1]!,
+        scenarios.resultTemplate,
+        scenarios.metaKey,
+      ),
+    );
+  });
+});
+
 describe('conformance vectors: intermediary cases through the proxy (createToolFailureProxy)', () => {
   let proxy: ToolFailureProxy | undefined;
   afterEach(async () => {
@@ -321,29 +430,105 @@ describe('conformance vectors: intermediary cases through the proxy (createToolF
     })) as { result?: Json; error?: Json };
     expect(response.error).toBeUndefined();
 
-    if (c.expect.forwarded === 'unchanged') {
-      // The same value, and `_meta` the same down to its key order (serialisations compared).
-      expect(response.result).toStrictEqual(c.upstream.result);
-      const metaOf = (r: Json): string | undefined =>
-        JSON.stringify((r as { _meta?: Json } | null)?._meta);
-      expect(metaOf(response.result)).toBe(metaOf(c.upstream.result));
+    expect(
+      c.expect.forwarded === 'unchanged'
+        ? unchangedViolations(c.upstream.result, response.result)
+        : ownFailureViolations(c.expect.ownFailure, response.result),
+    ).toStrictEqual([]);
+    if (c.expect.forwarded === 'unchanged')
       expect(upstream.requests.filter((r) => r.method === 'tools/call')).toHaveLength(
         c.expect.upstreamCalls,
       );
-      return;
+  });
+
+  // The checks themselves must catch what a careless intermediary does.
+  const KEY = intermediary.metaKey;
+  const rec = (v: Json): v is Record<string, Json> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  const onFailure =
+    (change: (failure: Record<string, Json>) => Record<string, Json>) =>
+    (r: Json): Json => {
+      if (!rec(r) || !rec(r._meta) || !rec(r._meta[KEY])) return r;
+      return { ...r, _meta: { ...r._meta, [KEY]: change(r._meta[KEY]) } };
+    };
+  const BROKEN: Record<string, (r: Json) => Json> = {
+    'drops unknown _meta keys': (r) =>
+      rec(r) && rec(r._meta) && KEY in r._meta ? { ...r, _meta: { [KEY]: r._meta[KEY] } } : r,
+    'strips _meta': (r) => {
+      if (!rec(r) || !('_meta' in r)) return r;
+      const { _meta: _dropped, ...rest } = r;
+      return rest;
+    },
+    'replaces correlationId with its own': onFailure((f) => ({ ...f, correlationId: 'proxy-1' })),
+    'drops unknown failure fields': onFailure((f) =>
+      Object.fromEntries(
+        Object.entries(f).filter(([k]) =>
+          [
+            'class',
+            'code',
+            'retryable',
+            'retryNotBefore',
+            'correlationId',
+            'agentGuidance',
+          ].includes(k),
+        ),
+      ),
+    ),
+    'sorts the failure object keys': onFailure((f) =>
+      Object.fromEntries(Object.entries(f).sort(([a], [b]) => a.localeCompare(b))),
+    ),
+    'adds a failure object to a bare error': (r) =>
+      rec(r) && r.isError === true && !(rec(r._meta) && KEY in r._meta)
+        ? {
+            ...r,
+            _meta: {
+              ...(rec(r._meta) ? r._meta : {}),
+              [KEY]: { class: 'reliability', code: 'internal_error', correlationId: 'proxy-2' },
+            },
+          }
+        : r,
+  };
+
+  it.each(Object.keys(BROKEN))('the unchanged check catches an intermediary that %s', (name) => {
+    const broken = BROKEN[name]!;
+    let caught = 0;
+    for (const c of intermediary.cases) {
+      if (c.expect.forwarded !== 'unchanged') continue;
+      const out = broken(clone(c.upstream.result));
+      if (JSON.stringify(out) === JSON.stringify(c.upstream.result)) continue;
+      expect(unchangedViolations(c.upstream.result, out), `${name} on ${c.id}`).not.toStrictEqual(
+        [],
+      );
+      caught += 1;
     }
-    const own = c.expect.ownFailure;
-    const result = response.result as { isError?: unknown };
-    expect(result.isError).toBe(own.isError);
-    const reading = readToolFailure(result);
-    expect(reading.status).toBe(own.status);
-    if (reading.status !== 'valid') return;
-    expect(reading.problems).toStrictEqual([]);
-    expect(reading.failure.class).toBe(own.class);
-    expect(own.codes).toContain(reading.failure.code);
-    if (own.retryable) expect(reading.failure.retryable).toBe(true);
-    else expect(reading.failure.retryable).not.toBe(true);
-    expect(reading.failure.correlationId).toMatch(/^\S+$/);
+    expect(caught, `some case exercises "${name}"`).toBeGreaterThan(0);
+  });
+
+  it('the own-failure check catches a JSON-RPC error, a failure without correlationId and a retryable lost call', () => {
+    for (const c of intermediary.cases) {
+      if (c.expect.forwarded !== 'own-failure') continue;
+      const own = c.expect.ownFailure;
+      const good = {
+        content: [],
+        isError: true,
+        _meta: {
+          [KEY]: {
+            class: own.class,
+            code: own.codes[0],
+            retryable: own.retryable,
+            correlationId: 'p',
+          },
+        },
+      };
+      expect(ownFailureViolations(own, good), c.id).toStrictEqual([]);
+      expect(ownFailureViolations(own, undefined), c.id).not.toStrictEqual([]);
+      const noId = clone(good) as { _meta: Record<string, Record<string, Json>> };
+      delete noId._meta[KEY]!.correlationId;
+      expect(ownFailureViolations(own, noId), c.id).not.toStrictEqual([]);
+      const flipped = clone(good) as { _meta: Record<string, Record<string, Json>> };
+      flipped._meta[KEY]!.retryable = !own.retryable;
+      expect(ownFailureViolations(own, flipped), c.id).not.toStrictEqual([]);
+    }
   });
 });
 
