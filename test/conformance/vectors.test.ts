@@ -6,6 +6,7 @@
  * real proxy. So every vector is proven.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -189,9 +190,12 @@ describe('conformance vectors: files', () => {
       expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('the files are shipped: package.json files has "conformance"', () => {
+  it('the files are shipped (package.json files has "conformance") and exported by name', () => {
     const pkg = readJson('package.json') as { files: string[] };
     expect(pkg.files).toContain('conformance');
+    const require = createRequire(import.meta.url);
+    for (const path of ['conformance/vectors.schema.json', ...Object.values(FILES)])
+      expect(require(`@omcp/instrumentation-mcp/${path}`), path).toStrictEqual(readJson(path));
   });
 });
 
@@ -587,6 +591,13 @@ describe('conformance vectors: every rule has vectors', () => {
       if (skip.has(id)) continue;
       expect(valid, `valid-side vector for ${id}`).toContain(id);
       expect(violating, `violating vector for ${id}`).toContain(id);
+    }
+  });
+
+  it('the guide names every rule id the reader reports, with the severity of each warning', () => {
+    for (const r of Object.values(TOOL_FAILURE_RULES)) {
+      expect(guide, r.id).toContain(`\`${r.id}\``);
+      if (r.severity === 'warning') expect(guide, r.id).toContain(`\`${r.id}\` (warning)`);
     }
   });
 
