@@ -88,17 +88,17 @@ export function decideOn(
     failure.retryNotBefore === undefined
       ? 0
       : Math.max(0, Math.ceil(failure.retryNotBefore - ctx.now));
-  if (notBeforeWait > remaining)
-    return {
-      action: 'stop',
-      reason: 'retry_not_before_beyond_budget',
-      outcome: 'budget_exhausted',
-      failure,
-    };
   if (remaining <= 0)
     return {
       action: 'stop',
       reason: 'time_budget_exhausted',
+      outcome: 'budget_exhausted',
+      failure,
+    };
+  if (notBeforeWait > remaining)
+    return {
+      action: 'stop',
+      reason: 'retry_not_before_beyond_budget',
       outcome: 'budget_exhausted',
       failure,
     };

@@ -129,6 +129,13 @@ describe('decide()', () => {
       'budget_exhausted',
     ],
     [
+      'time budget already overrun, no retryNotBefore',
+      failure(),
+      ctx({ elapsedMs: 31_000 }),
+      'time_budget_exhausted',
+      'budget_exhausted',
+    ],
+    [
       'retryNotBefore beyond the budget',
       failure({ retryNotBefore: NOW + 31_000 }),
       ctx(),
