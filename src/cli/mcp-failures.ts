@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 /**
- * The `mcp-failures` executable: `mcp-failures lookup <correlationId> (--jaeger-url URL | --file PATH)`.
- * A thin shell over `runMcpFailures` with Node's file system, fetch and standard streams.
+ * The `mcp-failures` executable: `mcp-failures lookup <correlationId> (--jaeger-url URL | --file PATH)`
+ * and `mcp-failures check server (-- COMMAND ... | --url URL)`. A thin shell over
+ * `runMcpFailures` and `runCheckServer` with Node's file system, fetch and standard streams.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { runCheckServer } from './check-server-command.js';
+import { connectToServer } from './check-server-session.js';
 import { runMcpFailures } from './lookup-command.js';
 import { handleStdoutErrors } from './stdout-errors.js';
 
@@ -11,13 +14,25 @@ const REQUEST_TIMEOUT_MS = 10_000;
 
 handleStdoutErrors('mcp-failures', 2);
 
-runMcpFailures(process.argv.slice(2), {
-  readFile: (path) => readFile(path, 'utf8'),
-  fetch: (url) => fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  now: () => Date.now(),
-}).then(
+const argv = process.argv.slice(2);
+const run =
+  argv[0] === 'check'
+    ? runCheckServer(argv, {
+        readFile: (path) => readFile(path, 'utf8'),
+        writeFile: (path, text) => writeFile(path, text, 'utf8'),
+        connect: connectToServer,
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+      })
+    : runMcpFailures(argv, {
+        readFile: (path) => readFile(path, 'utf8'),
+        fetch: (url) => fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+        now: () => Date.now(),
+      });
+
+run.then(
   (code) => {
     process.exitCode = code;
   },

@@ -1,0 +1,273 @@
+/**
+ * The pure part of `mcp-failures check server`: given the calls made to a server and what came
+ * back, which rules of the tool-failure extension passed, failed or were never exercised. No
+ * I/O: the CLI gathers the outcomes, this decides. Failure objects are judged by
+ * `readToolFailure()` and its rule ids; only what one object cannot show (placement, a
+ * correlationId shared between calls or carrying request data) is checked here.
+ */
+import { isRecord } from '../shared/safe.js';
+import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
+import { readToolFailure } from '../tool-failure/read.js';
+import { TOOL_FAILURE_RULES, type ToolFailureRule } from '../tool-failure/rules.js';
+
+/** What one `tools/call` got back. */
+export type CallAnswer =
+  | { kind: 'result'; result: unknown }
+  | { kind: 'rpc-error'; code: number; message: string; data?: unknown }
+  /** No answer at all (timeout, connection lost): nothing to judge. */
+  | { kind: 'no-answer'; detail: string };
+
+/** One call the checker made and its answer. */
+export interface CallOutcome {
+  tool: string;
+  arguments: Record<string, unknown>;
+  answer: CallAnswer;
+}
+
+/** The verdict on one rule. */
+export type RuleStatus = 'pass' | 'fail' | 'not exercised';
+
+/** One call that broke a rule. */
+export interface RuleViolation {
+  /** Index of the call in the outcomes, from 0. */
+  call: number;
+  tool: string;
+  message: string;
+}
+
+/** One row of the rule table. */
+export interface RuleVerdict {
+  rule: string;
+  level: ToolFailureRule['level'];
+  statement: string;
+  status: RuleStatus;
+  /** How many calls the rule was checked on. */
+  checked: number;
+  violations: RuleViolation[];
+}
+
+/** Everything `checkServerOutcomes` concludes. */
+export interface ServerCheckReport {
+  rules: RuleVerdict[];
+  calls: number;
+  /** Results with `isError: true`. */
+  errorResults: number;
+  /** Failure objects found in results, valid or not. */
+  failureObjects: number;
+  /** Error results with no failure object. */
+  bareErrorResults: number;
+  /** JSON-RPC errors answered to `tools/call`. */
+  rpcErrors: number;
+  /** Calls with no answer. */
+  unanswered: number;
+  /** False when error results came back and none carried a failure object. */
+  extensionImplemented: boolean;
+  /** 'fail' when any rule failed or the extension is not implemented. */
+  verdict: 'pass' | 'fail';
+}
+
+interface CheckerRule {
+  id: string;
+  level: ToolFailureRule['level'];
+  statement: string;
+}
+
+/** The rules only a whole session can show; ids as in docs/conformance.md. */
+export const SERVER_CHECK_RULES = Object.freeze({
+  PLACEMENT: {
+    id: 'TF-PLACEMENT',
+    level: 'MUST NOT',
+    statement:
+      'A tool failure travels in the result (isError), never as a JSON-RPC error carrying a toolFailure.',
+  },
+  META_KEY: {
+    id: 'TF-META-KEY',
+    level: 'MUST',
+    statement:
+      'An error result carries its classification under _meta["io.modelcontextprotocol/toolFailure"].',
+  },
+  CORRELATION_UNIQUE: {
+    id: 'TF-CORRELATION-UNIQUE',
+    level: 'MUST',
+    statement: 'Each call gets its own correlationId.',
+  },
+  CORRELATION_OPAQUE: {
+    id: 'TF-CORRELATION-OPAQUE',
+    level: 'MUST NOT',
+    statement: 'correlationId carries no request data (no string argument value of the call).',
+  },
+} satisfies Record<string, CheckerRule>);
+
+/**
+ * Argument values shorter than this are only compared for equality: a short string (`"a"`,
+ * `"42"`) turns up inside an opaque hex ID by chance.
+ */
+export const MIN_CONTAINED_ARGUMENT_LENGTH = 4;
+
+/** Fields whose rules apply only when the field is present. */
+const FIELD_RULES: Readonly<Record<string, string>> = {
+  [TOOL_FAILURE_RULES.RETRYABLE_TYPE.id]: 'retryable',
+  [TOOL_FAILURE_RULES.RETRYABLE_CLASS.id]: 'retryable',
+  [TOOL_FAILURE_RULES.RETRY_NOT_BEFORE_TYPE.id]: 'retryNotBefore',
+  [TOOL_FAILURE_RULES.RETRY_NOT_BEFORE_RETRYABLE.id]: 'retryNotBefore',
+  [TOOL_FAILURE_RULES.GUIDANCE_TYPE.id]: 'agentGuidance',
+};
+
+class Tally {
+  readonly checked = new Map<string, number>();
+  readonly violations = new Map<string, RuleViolation[]>();
+
+  exercise(rule: string): void {
+    this.checked.set(rule, (this.checked.get(rule) ?? 0) + 1);
+  }
+
+  violate(rule: string, violation: RuleViolation): void {
+    const list = this.violations.get(rule) ?? [];
+    list.push(violation);
+    this.violations.set(rule, list);
+  }
+
+  verdict(rule: CheckerRule): RuleVerdict {
+    const checked = this.checked.get(rule.id) ?? 0;
+    const violations = this.violations.get(rule.id) ?? [];
+    const status: RuleStatus =
+      violations.length > 0 ? 'fail' : checked > 0 ? 'pass' : 'not exercised';
+    return {
+      rule: rule.id,
+      level: rule.level,
+      statement: rule.statement,
+      status,
+      checked: Math.max(checked, violations.length),
+      violations,
+    };
+  }
+}
+
+/** Judges the outcomes of one session of calls against the extension's rules. */
+export function checkServerOutcomes(outcomes: readonly CallOutcome[]): ServerCheckReport {
+  const tally = new Tally();
+  const R = SERVER_CHECK_RULES;
+  const seen = new Map<string, number>();
+  let errorResults = 0;
+  let failureObjects = 0;
+  let bareErrorResults = 0;
+  let rpcErrors = 0;
+  let unanswered = 0;
+  let correlationIds = 0;
+
+  outcomes.forEach((outcome, call) => {
+    const at = (message: string): RuleViolation => ({ call, tool: outcome.tool, message });
+    const answer = outcome.answer;
+    if (answer.kind === 'no-answer') {
+      unanswered += 1;
+      return;
+    }
+    if (answer.kind === 'rpc-error') {
+      rpcErrors += 1;
+      tally.exercise(R.PLACEMENT.id);
+      const where = failureInRpcError(answer);
+      if (where !== undefined)
+        tally.violate(
+          R.PLACEMENT.id,
+          at(`JSON-RPC error ${answer.code} carries a toolFailure in its ${where}`),
+        );
+      return;
+    }
+    const result = answer.result;
+    const isError = isRecord(result) && result.isError === true;
+    if (isError) errorResults += 1;
+    const meta = isRecord(result) ? result._meta : undefined;
+    if (meta !== undefined) tally.exercise(TOOL_FAILURE_RULES.META_OBJECT.id);
+    const reading = readToolFailure(result);
+    for (const p of reading.problems) tally.violate(p.rule, at(p.message));
+    if (reading.status === 'absent') {
+      if (isError) {
+        bareErrorResults += 1;
+        tally.violate(R.META_KEY.id, at('an error result carried no failure object'));
+      }
+      return;
+    }
+    failureObjects += 1;
+    tally.exercise(R.PLACEMENT.id);
+    tally.exercise(R.META_KEY.id);
+    const raw = reading.status === 'valid' ? reading.failure : reading.raw;
+    for (const rule of Object.values(TOOL_FAILURE_RULES)) {
+      if (rule.id === TOOL_FAILURE_RULES.META_OBJECT.id) continue;
+      const field = FIELD_RULES[rule.id];
+      if (field === undefined || (isRecord(raw) && Object.hasOwn(raw, field)))
+        tally.exercise(rule.id);
+    }
+    const correlationId = isRecord(raw) ? raw.correlationId : undefined;
+    if (typeof correlationId !== 'string' || correlationId === '') return;
+    tally.exercise(R.CORRELATION_OPAQUE.id);
+    if (carriesArgument(correlationId, outcome.arguments))
+      tally.violate(
+        R.CORRELATION_OPAQUE.id,
+        at('correlationId equals or contains a string argument value of the call'),
+      );
+    correlationIds += 1;
+    const first = seen.get(correlationId);
+    if (first === undefined) {
+      seen.set(correlationId, call);
+    } else {
+      tally.violate(
+        R.CORRELATION_UNIQUE.id,
+        at(`correlationId is the one call ${first} (${outcomes[first]?.tool ?? '?'}) got`),
+      );
+    }
+  });
+  // Uniqueness takes two calls to show: one correlationId alone proves nothing.
+  if (correlationIds > 1) tally.checked.set(R.CORRELATION_UNIQUE.id, correlationIds);
+
+  const rules: RuleVerdict[] = [
+    tally.verdict(R.PLACEMENT),
+    tally.verdict(R.META_KEY),
+    ...Object.values(TOOL_FAILURE_RULES).map((rule) => tally.verdict(rule)),
+    tally.verdict(R.CORRELATION_UNIQUE),
+    tally.verdict(R.CORRELATION_OPAQUE),
+  ];
+  const extensionImplemented = errorResults === 0 || failureObjects > 0;
+  const failed = rules.some((r) => r.status === 'fail');
+  return {
+    rules,
+    calls: outcomes.length,
+    errorResults,
+    failureObjects,
+    bareErrorResults,
+    rpcErrors,
+    unanswered,
+    extensionImplemented,
+    verdict: failed || !extensionImplemented ? 'fail' : 'pass',
+  };
+}
+
+/** Where a JSON-RPC error carries a failure object, if it does: its data or its message. */
+function failureInRpcError(error: { message: string; data?: unknown }): string | undefined {
+  if (containsFailureKey(error.data, 0)) return 'data';
+  if (error.message.includes(TOOL_FAILURE_META_KEY)) return 'message';
+  return undefined;
+}
+
+function containsFailureKey(value: unknown, depth: number): boolean {
+  if (depth > 8) return false;
+  if (typeof value === 'string') return value.includes(TOOL_FAILURE_META_KEY);
+  if (Array.isArray(value)) return value.some((v) => containsFailureKey(v, depth + 1));
+  if (!isRecord(value)) return false;
+  for (const [key, v] of Object.entries(value)) {
+    if (key === TOOL_FAILURE_META_KEY) return true;
+    if (containsFailureKey(v, depth + 1)) return true;
+  }
+  return false;
+}
+
+function carriesArgument(correlationId: string, args: unknown, depth = 0): boolean {
+  if (depth > 8) return false;
+  if (typeof args === 'string') {
+    if (args === '') return false;
+    if (args === correlationId) return true;
+    return args.length >= MIN_CONTAINED_ARGUMENT_LENGTH && correlationId.includes(args);
+  }
+  if (Array.isArray(args)) return args.some((v) => carriesArgument(correlationId, v, depth + 1));
+  if (!isRecord(args)) return false;
+  return Object.values(args).some((v) => carriesArgument(correlationId, v, depth + 1));
+}
