@@ -18,6 +18,20 @@ Downstream (clients):
 Upstream (server):
   -- COMMAND [ARGS...]  Start the server as a child process and speak stdio with it
   --upstream-url URL    Connect to a Streamable HTTP server
+Downstream access (HTTP; DNS-rebinding protection is always on):
+  --allowed-hosts LIST    Host header values accepted, comma-separated (a name without a
+                          port matches any port). On a loopback address localhost,
+                          127.0.0.1 and [::1] (bare or with the port) are always accepted;
+                          on any other address this list is required
+  --allowed-origins LIST  Origin values accepted, comma-separated (scheme://host[:port]);
+                          a request without Origin passes. Default: the loopback origins
+                          on a loopback address, none otherwise
+  --auth-token-file PATH  Require "Authorization: Bearer TOKEN", TOKEN read from PATH
+  --auth-token-env NAME   Same, TOKEN read from the environment variable NAME
+  --allow-unauthenticated Serve a non-loopback address without a token (refused otherwise)
+Upstream credentials (--upstream-url only):
+  --upstream-header-file PATH  Send the header "Name: value" read from PATH upstream
+  --upstream-header-env NAME   Same, "Name: value" read from the environment variable NAME
 Options:
   --timeout MS          Longest wait for one upstream answer (default 30000)
   --connect-timeout MS  Longest wait to reach the upstream and initialize it (default 10000)
@@ -29,10 +43,26 @@ OpenTelemetry with this package's instrumentation; its spans join the caller's t
 Exit status: 0 clean shutdown, 1 serving failed, 2 usage error.
 `;
 
+/** Where a secret is read from: never the command line itself. */
+export type SecretSource = { from: 'file'; path: string } | { from: 'env'; name: string };
+
+/** The Streamable HTTP downstream and who may use it. */
+export interface HttpDownstream {
+  kind: 'http';
+  host: string;
+  port: number;
+  allowedHosts: string[] | undefined;
+  allowedOrigins: string[] | undefined;
+  authToken: SecretSource | undefined;
+  allowUnauthenticated: boolean;
+}
+
 /** What the command line asks for. */
 export interface ProxyCliOptions {
-  downstream: { kind: 'stdio' } | { kind: 'http'; host: string; port: number };
-  upstream: { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string };
+  downstream: { kind: 'stdio' } | HttpDownstream;
+  upstream:
+    | { kind: 'stdio'; command: string; args: string[] }
+    | { kind: 'http'; url: string; header: SecretSource | undefined };
   timeoutMs: number | undefined;
   connectTimeoutMs: number | undefined;
   retry: boolean;
@@ -59,6 +89,13 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
         timeout: { type: 'string' },
         'connect-timeout': { type: 'string' },
         retry: { type: 'boolean' },
+        'allowed-hosts': { type: 'string' },
+        'allowed-origins': { type: 'string' },
+        'auth-token-file': { type: 'string' },
+        'auth-token-env': { type: 'string' },
+        'allow-unauthenticated': { type: 'boolean' },
+        'upstream-header-file': { type: 'string' },
+        'upstream-header-env': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -73,24 +110,84 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
   const url = values['upstream-url'];
   if ((url !== undefined) === command.length > 0)
     throw new ProxyUsageError('choose one upstream: --upstream-url URL or -- COMMAND [ARGS...]');
+  const authToken = secretSource(
+    '--auth-token-file',
+    values['auth-token-file'],
+    '--auth-token-env',
+    values['auth-token-env'],
+  );
+  const header = secretSource(
+    '--upstream-header-file',
+    values['upstream-header-file'],
+    '--upstream-header-env',
+    values['upstream-header-env'],
+  );
+  if (values.listen === undefined) {
+    const httpOnly = [
+      'allowed-hosts',
+      'allowed-origins',
+      'auth-token-file',
+      'auth-token-env',
+      'allow-unauthenticated',
+    ] as const;
+    const misplaced = httpOnly.find((k) => values[k] !== undefined);
+    if (misplaced !== undefined)
+      throw new ProxyUsageError(`--${misplaced} applies to --listen only`);
+  }
+  if (url === undefined && header !== undefined)
+    throw new ProxyUsageError('--upstream-header-file/--upstream-header-env need --upstream-url');
   return {
-    downstream: values.listen === undefined ? { kind: 'stdio' } : listenAddress(values.listen),
+    downstream:
+      values.listen === undefined
+        ? { kind: 'stdio' }
+        : {
+            kind: 'http',
+            ...listenAddress(values.listen),
+            allowedHosts: list('--allowed-hosts', values['allowed-hosts']),
+            allowedOrigins: list('--allowed-origins', values['allowed-origins']),
+            authToken,
+            allowUnauthenticated: values['allow-unauthenticated'] === true,
+          },
     upstream:
       url === undefined
         ? { kind: 'stdio', command: command[0] ?? '', args: command.slice(1) }
-        : { kind: 'http', url: httpUrl(url) },
+        : { kind: 'http', url: httpUrl(url), header },
     timeoutMs: millis('--timeout', values.timeout),
     connectTimeoutMs: millis('--connect-timeout', values['connect-timeout']),
     retry: values.retry === true,
   };
 }
 
-function listenAddress(text: string): { kind: 'http'; host: string; port: number } {
+function secretSource(
+  fileFlag: string,
+  path: string | undefined,
+  envFlag: string,
+  name: string | undefined,
+): SecretSource | undefined {
+  if (path !== undefined && name !== undefined)
+    throw new ProxyUsageError(`choose one of ${fileFlag} and ${envFlag}`);
+  if (path === '' || name === '')
+    throw new ProxyUsageError(`${path === '' ? fileFlag : envFlag} expects a non-empty value`);
+  if (path !== undefined) return { from: 'file', path };
+  return name === undefined ? undefined : { from: 'env', name };
+}
+
+function list(flag: string, text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (items.length === 0) throw new ProxyUsageError(`${flag} expects a comma-separated list`);
+  return items;
+}
+
+function listenAddress(text: string): { host: string; port: number } {
   const m = /^(.+):(\d{1,5})$/.exec(text);
   const port = Number(m?.[2]);
   if (m?.[1] === undefined || !(port >= 0 && port <= 65_535))
     throw new ProxyUsageError(`--listen expects HOST:PORT, got "${text}"`);
-  return { kind: 'http', host: m[1].replace(/^\[(.*)\]$/, '$1'), port };
+  return { host: m[1].replace(/^\[(.*)\]$/, '$1'), port };
 }
 
 function httpUrl(text: string): string {

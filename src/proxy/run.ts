@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ProxyCliOptions } from './args.js';
-import { serveStreamableHttp } from './http.js';
+import { PROXY_EXIT, type ProxyCliOptions, type SecretSource } from './args.js';
+import { ProxyHttpConfigError, serveStreamableHttp } from './http.js';
 import { createToolFailureProxy } from './proxy.js';
 import type { UpstreamTransportFactory } from './types.js';
 
@@ -16,8 +17,20 @@ export interface ProxyProcess {
 
 /** Runs the proxy the command line describes until shutdown; resolves to the exit code. */
 export async function runFailureProxy(options: ProxyCliOptions, io: ProxyProcess): Promise<number> {
+  let upstream: UpstreamTransportFactory;
+  let authToken: string | undefined;
+  try {
+    const d = options.downstream;
+    if (d.kind === 'http' && d.authToken !== undefined)
+      authToken = bearerToken(readSecret(d.authToken, '--auth-token', io.env));
+    upstream = await upstreamFactory(options, io.env);
+  } catch (error) {
+    if (!(error instanceof SecretError)) throw error;
+    io.stderr(`mcp-failure-proxy: ${error.message}\n`);
+    return PROXY_EXIT.usage;
+  }
   const proxy = createToolFailureProxy({
-    upstream: await upstreamFactory(options, io.env),
+    upstream,
     timeoutMs: options.timeoutMs,
     connectTimeoutMs: options.connectTimeoutMs,
     retry: options.retry,
@@ -58,10 +71,21 @@ export async function runFailureProxy(options: ProxyCliOptions, io: ProxyProcess
     io.stderr(`mcp-failure-proxy: the client connection failed: ${lastError}\n`);
     return 1;
   }
+  const d = options.downstream;
   let endpoint;
   try {
-    endpoint = await serveStreamableHttp(proxy, options.downstream.host, options.downstream.port);
+    endpoint = await serveStreamableHttp(proxy, d.host, d.port, {
+      allowedHosts: d.allowedHosts,
+      allowedOrigins: d.allowedOrigins,
+      authToken,
+      allowUnauthenticated: d.allowUnauthenticated,
+    });
   } catch (error) {
+    if (error instanceof ProxyHttpConfigError) {
+      io.stderr(`mcp-failure-proxy: ${error.message}\n`);
+      await proxy.close();
+      return PROXY_EXIT.usage;
+    }
     io.stderr(
       `mcp-failure-proxy: cannot listen on ${options.downstream.host}:${options.downstream.port}: ${error instanceof Error ? error.message : String(error)}\n`,
     );
@@ -83,7 +107,16 @@ async function upstreamFactory(
   if (upstream.kind === 'http') {
     const { StreamableHTTPClientTransport } =
       await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    return (): Transport => new StreamableHTTPClientTransport(new URL(upstream.url));
+    if (upstream.header === undefined)
+      return (): Transport => new StreamableHTTPClientTransport(new URL(upstream.url));
+    const [name, value] = headerLine(readSecret(upstream.header, '--upstream-header', env));
+    return (): Transport =>
+      redacting(
+        new StreamableHTTPClientTransport(new URL(upstream.url), {
+          requestInit: { headers: { [name]: value } },
+        }),
+        value,
+      );
   }
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   // The child inherits the proxy's whole environment, as if it had been started directly.
@@ -96,4 +129,76 @@ async function upstreamFactory(
       env: childEnv,
       stderr: 'inherit',
     });
+}
+
+/** A secret that could not be read or used; its message never holds the secret. */
+class SecretError extends Error {}
+
+/** Reads a secret from its file or variable; `flag` names the option pair in errors. */
+function readSecret(source: SecretSource, flag: string, env: NodeJS.ProcessEnv): string {
+  let text: string | undefined;
+  if (source.from === 'env') {
+    text = env[source.name];
+    if (text === undefined || text.trim() === '')
+      throw new SecretError(
+        `${flag}-env: the environment variable ${source.name} is not set or empty`,
+      );
+  } else {
+    try {
+      text = readFileSync(source.path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new SecretError(`${flag}-file: cannot read ${source.path}: ${code}`);
+    }
+    if (text.trim() === '') throw new SecretError(`${flag}-file: ${source.path} is empty`);
+  }
+  return text.trim();
+}
+
+function bearerToken(text: string): string {
+  // What `Authorization: Bearer` can carry in one token (RFC 6750 b64token, leniently).
+  if (!/^[\x21-\x7e]+$/.test(text))
+    throw new SecretError('the bearer token must be one line of visible ASCII without spaces');
+  return text;
+}
+
+/** `Name: value` on one line; errors name the problem, never the value. */
+function headerLine(text: string): [string, string] {
+  const colon = text.indexOf(':');
+  const name = colon === -1 ? '' : text.slice(0, colon).trim();
+  const value = colon === -1 ? '' : text.slice(colon + 1).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || value === '' || /[\r\n\0]/.test(value))
+    throw new SecretError('--upstream-header: expected one line "Name: value"');
+  return [name, value];
+}
+
+/**
+ * The upstream transport with `secret` cut out of every error it reports, so an upstream that
+ * echoes the header back cannot put it into the proxy's spans, logs or relayed errors.
+ */
+function redacting(transport: Transport, secret: string): Transport {
+  const scrub = (error: unknown): unknown => {
+    if (error instanceof Error && error.message.includes(secret)) {
+      error.message = error.message.split(secret).join('[redacted]');
+      if (error.stack !== undefined) error.stack = error.stack.split(secret).join('[redacted]');
+    }
+    return error;
+  };
+  return new Proxy(transport, {
+    get(target, key) {
+      if (key === 'send' || key === 'start' || key === 'close') {
+        const method = Reflect.get(target, key) as (...a: unknown[]) => Promise<void>;
+        return (...args: unknown[]) =>
+          method.apply(target, args).catch((error: unknown) => Promise.reject(scrub(error)));
+      }
+      return Reflect.get(target, key) as unknown;
+    },
+    set(target, key, value) {
+      if (key === 'onerror' && typeof value === 'function') {
+        const onerror = value as (error: Error) => void;
+        return Reflect.set(target, key, (error: Error) => onerror(scrub(error) as Error));
+      }
+      return Reflect.set(target, key, value);
+    },
+  });
 }

@@ -35,3 +35,23 @@ export interface ToolFailureProxy {
   /** Closes every downstream connection and the upstream one (a stdio upstream child is killed). */
   close(): Promise<void>;
 }
+
+/** Who may talk to the Streamable HTTP endpoint of `serveStreamableHttp`. */
+export interface ProxyHttpOptions {
+  /**
+   * `Host` values accepted besides none. Listening on a loopback address, the default is the
+   * loopback names (`localhost`, `127.0.0.1`, `[::1]`, bare or with the listening port); on any
+   * other address it must be given. An entry without a port matches that name on any port.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * `Origin` values accepted when a request carries one (a request without `Origin` is a
+   * non-browser client and passes). Default: the loopback origins when listening on loopback,
+   * none otherwise.
+   */
+  allowedOrigins?: readonly string[];
+  /** The bearer token every request must carry in `Authorization`; never logged. */
+  authToken?: string;
+  /** Serve a non-loopback address without `authToken` (refused otherwise). @default false */
+  allowUnauthenticated?: boolean;
+}
