@@ -331,9 +331,10 @@ function sayPairsHeader(what, unit) {
   );
 }
 
+/** One row of after / before, to three decimals (allocation ratios differ from 1 by about 1 %). */
 function sayPair(key, after, a, b, ratio, ci) {
   say(
-    `${pad(key, 13)}${pad(after, 14)}${lpad(a, 9)}${lpad(b, 9)}${lpad(ratio.toFixed(2), 7)}${lpad(`(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}  ${pairVerdict(ci)}`,
+    `${pad(key, 13)}${pad(after, 14)}${lpad(a, 9)}${lpad(b, 9)}${lpad(ratio.toFixed(3), 7)}${lpad(`(${ci[0].toFixed(3)}–${ci[1].toFixed(3)})`, 16)}  ${pairVerdict(ci)}`,
   );
 }
 
