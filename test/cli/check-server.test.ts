@@ -6,7 +6,7 @@
  * session for what needs no server (usage, reports, connection errors).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,11 +40,11 @@ interface Run {
   stderr: string;
 }
 
-function mcpFailures(args: string[]): Promise<Run> {
+function mcpFailures(args: string[], script = bin): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [bin, ...args],
+      [script, ...args],
       { cwd: root, env: quiet, timeout: 20_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
@@ -205,6 +205,21 @@ describe('mcp-failures check server (stdio)', () => {
     ]);
     expect(run.code).toBe(CHECK_EXIT.error);
     expect(run.stderr).toMatch(/^mcp-failures: cannot connect to '.*no-such-program': /);
+    expectClean(run);
+  });
+
+  it('without the MCP SDK installed: exit 2, one line saying so', async () => {
+    // The built CLI copied where no node_modules can be found: nothing resolves the SDK.
+    const copy = join(dir, 'no-sdk');
+    cpSync(join(root, 'dist', 'esm'), join(copy, 'esm'), { recursive: true });
+    const run = await mcpFailures(
+      ['check', 'server', '--call', 'x', '--', process.execPath, everything, 'stdio'],
+      join(copy, 'esm', 'cli', 'mcp-failures.js'),
+    );
+    expect(run.code).toBe(CHECK_EXIT.error);
+    expect(run.stderr).toMatch(
+      /^mcp-failures: cannot load the MCP SDK 1\.x \(@modelcontextprotocol\/sdk, a peer dependency\): /,
+    );
     expectClean(run);
   });
 
