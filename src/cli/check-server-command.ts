@@ -93,6 +93,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   if (values.help === true) return 'help';
   const [check, what, ...extra] = positionals;
   if (check !== 'check') throw new UsageError(`unknown command '${check ?? ''}'`);
+  if (what === undefined) throw new UsageError('missing what to check: server');
   if (what !== 'server') throw new UsageError(`unknown check '${what ?? ''}': expected server`);
   if (extra.length > 0)
     throw new UsageError(`unexpected argument '${extra[0]}' (the server command goes after --)`);

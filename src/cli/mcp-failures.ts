@@ -34,6 +34,11 @@ const run =
 
 run.then(
   (code) => {
+    // The lookup usage is the top-level help; the second command is one line under it.
+    if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))
+      process.stdout.write(
+        '\nAlso: mcp-failures check server (-- COMMAND ... | --url URL): see mcp-failures check server --help\n',
+      );
     process.exitCode = code;
   },
   (error: unknown) => {

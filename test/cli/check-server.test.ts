@@ -223,6 +223,13 @@ describe('mcp-failures check server (stdio)', () => {
     expectClean(run);
   });
 
+  it('the top-level help points at check server', async () => {
+    const run = await mcpFailures(['--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: mcp-failures lookup/);
+    expect(run.stdout).toContain('see mcp-failures check server --help');
+  });
+
   it('a usage mistake: exit 2, one line', async () => {
     const run = await mcpFailures(['check', 'server', '--', process.execPath, everything, 'stdio']);
     expect(run.code).toBe(CHECK_EXIT.error);
@@ -324,6 +331,7 @@ describe('runCheckServer (in-process)', () => {
   it.each([
     [['check', 'server', '--call', 't'], 'give the server: -- COMMAND [ARGS...] or --url URL'],
     [['check', 'client', '--call', 't', '--', 'x'], "unknown check 'client': expected server"],
+    [['check'], 'missing what to check: server'],
     [
       ['check', 'server', '--url', 'ftp://x', '--call', 't'],
       "--url must be an http(s) URL, got 'ftp://x'",
