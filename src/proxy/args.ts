@@ -28,7 +28,8 @@ Downstream access (HTTP; DNS-rebinding protection is always on):
                           on a loopback address, none otherwise
   --auth-token-file PATH  Require "Authorization: Bearer TOKEN", TOKEN read from PATH
   --auth-token-env NAME   Same, TOKEN read from the environment variable NAME
-  --allow-unauthenticated Serve a non-loopback address without a token (refused otherwise)
+  --allow-unauthenticated
+                          Serve a non-loopback address without a token (refused otherwise)
 Upstream credentials (--upstream-url only):
   --upstream-header-file PATH  Send the header "Name: value" read from PATH upstream
   --upstream-header-env NAME   Same, "Name: value" read from the environment variable NAME
@@ -40,7 +41,7 @@ Options:
 
 Telemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER) set, the proxy starts
 OpenTelemetry with this package's instrumentation; its spans join the caller's trace.
-Exit status: 0 clean shutdown, 1 serving failed, 2 usage error.
+Exit status: 0 clean shutdown, 1 serving failed, 2 usage error or refused configuration.
 `;
 
 /** Where a secret is read from: never the command line itself. */

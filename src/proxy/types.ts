@@ -39,9 +39,9 @@ export interface ToolFailureProxy {
 /** Who may talk to the Streamable HTTP endpoint of `serveStreamableHttp`. */
 export interface ProxyHttpOptions {
   /**
-   * `Host` values accepted besides none. Listening on a loopback address, the default is the
-   * loopback names (`localhost`, `127.0.0.1`, `[::1]`, bare or with the listening port); on any
-   * other address it must be given. An entry without a port matches that name on any port.
+   * `Host` values accepted, added to the loopback names (`localhost`, `127.0.0.1`, `[::1]`, bare
+   * or with the listening port) that a loopback listener always accepts; required on any other
+   * address. An entry without a port matches that name on any port.
    */
   allowedHosts?: readonly string[];
   /**
