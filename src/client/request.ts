@@ -86,7 +86,8 @@ export function traceOutgoingRequest(
     const transport = field(self, '_transport');
     // What the request itself names (a caller's `_meta` wins over the SDK's envelope), else
     // what this client negotiated: the version the request goes out with.
-    const version = requestVersion(params) ?? negotiatedVersion(self);
+    // The negotiated version first: it costs no read of the request's `_meta`.
+    const version = negotiatedVersion(self) ?? requestVersion(params);
     attrs = operationAttributes(transport, method, target, version);
     start = performance.now();
     span = source
@@ -97,7 +98,7 @@ export function traceOutgoingRequest(
     if (method === 'tools/call') {
       const attempt = attemptOf(active);
       if (attempt !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_ATTEMPT, attempt);
-      capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ownValue(params, 'arguments'));
+      capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, params, 'arguments');
     }
     spanCtx = trace.setSpan(active, span);
     outgoing = config.propagateContext

@@ -156,11 +156,12 @@ function startServerCall(
   const config = source.config();
   const params = field(message, 'params');
   const target = targetOf(method, params);
-  // 2026-07-28 names the version in every request; a session learned it at `initialize` (whose
-  // own params name the one asked for); a stateless server has only what its transport passed.
+  // A session learned the version at `initialize` (whose own params name the one asked for);
+  // 2026-07-28 names it in every request; a stateless server has only what its transport
+  // passed. The session's is read first: it costs no read of the request.
   const version =
-    requestVersion(params) ??
     negotiatedVersion(protocol) ??
+    requestVersion(params) ??
     (method === 'initialize' ? ownString(params, 'protocolVersion') : undefined) ??
     transportVersion(extra);
   const attrs = operationAttributes(transport, method, target, version);
@@ -180,7 +181,7 @@ function startServerCall(
     );
   setRequestAttributes(span, method, params, id, transport);
   if (method === 'tools/call')
-    capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ownValue(params, 'arguments'));
+    capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, params, 'arguments');
   const call: ServerCall = {
     span,
     ctx: ambient,

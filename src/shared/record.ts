@@ -111,17 +111,20 @@ export function safeJson(value: unknown): string {
 }
 
 /**
- * Records a tool payload (arguments or result) on `span` when `captureToolPayloads` is on, as
- * JSON capped at 16 × `maxAttributeLength`. Off, nothing is serialised or copied.
+ * Records a tool payload (the result, or `key` of it: the request's `arguments`) on `span` when
+ * `captureToolPayloads` is on, as JSON capped at 16 × `maxAttributeLength`. Off, nothing is read,
+ * serialised or copied.
  */
 export function capturePayload(
   span: Span,
   config: ResolvedConfig,
   attribute: typeof ATTR_GEN_AI_TOOL_CALL_ARGUMENTS | typeof ATTR_GEN_AI_TOOL_CALL_RESULT,
   value: unknown,
+  key?: string,
 ): void {
   if (!config.captureToolPayloads) return;
-  span.setAttribute(attribute, truncate(safeJson(value), 16 * config.maxAttributeLength));
+  const payload = key === undefined ? value : ownValue(value, key);
+  span.setAttribute(attribute, truncate(safeJson(payload), 16 * config.maxAttributeLength));
 }
 
 /** The protocol version each protocol object (client or server) negotiated in `initialize`. */
