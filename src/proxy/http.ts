@@ -292,7 +292,7 @@ function digest(text: string): Buffer {
 
 /** `name[:port]` or `[v6][:port]`, lower-cased by the caller. */
 function splitHost(text: string): { name: string; port: string | undefined } | undefined {
-  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]*)(?::(\d{1,5}))?$/.exec(text);
+  const m = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]*)(?::(\d{1,5}))?$/.exec(text);
   if (m?.[1] === undefined) return undefined;
   return { name: m[1], port: m[2] };
 }

@@ -211,6 +211,9 @@ describe('HTTP access control (127.0.0.1)', () => {
     await expect(
       serveStreamableHttp(proxy, '127.0.0.1', 0, { allowedOrigins: ['not an origin'] }),
     ).rejects.toThrow(ProxyHttpConfigError);
+    await expect(
+      serveStreamableHttp(proxy, '127.0.0.1', 0, { allowedHosts: ['a b.example'] }),
+    ).rejects.toThrow(ProxyHttpConfigError);
     expect(upstream.connections).toBe(0);
   });
 });
