@@ -19,6 +19,7 @@ import {
   type CheckSession,
   type CheckTarget,
 } from './check-server-session.js';
+import { isHttpUrl } from './url.js';
 
 /** Everything the command does to the outside world. */
 export interface CheckServerIo {
@@ -125,16 +126,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   return { target, scenario: values.scenario, calls, report: values.report, timeoutMs };
 }
 
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '';
-  } catch {
-    return false;
-  }
-}
-
-function describe(error: unknown): string {
+function firstLineOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n', 1)[0] ?? '';
 }
@@ -147,7 +139,7 @@ async function plannedCalls(io: CheckServerIo, options: Options): Promise<Planne
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     throw new ScenarioError(
-      `cannot read ${options.scenario}: ${code === 'ENOENT' ? 'no such file' : describe(error)}`,
+      `cannot read ${options.scenario}: ${code === 'ENOENT' ? 'no such file' : firstLineOf(error)}`,
     );
   }
   return [...parseScenario(text, options.scenario), ...options.calls];
@@ -185,7 +177,9 @@ export async function runCheckServer(argv: readonly string[], io: CheckServerIo)
       try {
         await io.writeFile(options.report, `${JSON.stringify(json, null, 2)}\n`);
       } catch (error) {
-        io.stderr(`mcp-failures: cannot write the report ${options.report}: ${describe(error)}\n`);
+        io.stderr(
+          `mcp-failures: cannot write the report ${options.report}: ${firstLineOf(error)}\n`,
+        );
         return CHECK_EXIT.error;
       }
     }
@@ -196,7 +190,7 @@ export async function runCheckServer(argv: readonly string[], io: CheckServerIo)
     } else if (error instanceof ScenarioError || error instanceof CheckConnectionError) {
       io.stderr(`mcp-failures: ${error.message}\n`);
     } else {
-      io.stderr(`mcp-failures: unexpected error: ${describe(error)}\n`);
+      io.stderr(`mcp-failures: unexpected error: ${firstLineOf(error)}\n`);
     }
     return CHECK_EXIT.error;
   } finally {

@@ -21,6 +21,7 @@ import {
   type LookupLogRecord,
   type LookupSpan,
 } from '../lookup/index.js';
+import { isHttpUrl } from './url.js';
 
 /** The subset of a fetch `Response` the command reads. */
 export interface CliResponse {
@@ -142,15 +143,6 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
 
 /** Ten years: beyond it the search's start time stops being a date Jaeger can take. */
 const MAX_LOOKBACK_HOURS = 24 * 366 * 10;
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '';
-  } catch {
-    return false;
-  }
-}
 
 /** A URL as messages show it: credentials in it are not repeated on the terminal. */
 function redacted(text: string): string {
