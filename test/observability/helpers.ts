@@ -4,6 +4,7 @@ import { runMcpFailures } from '../../src/cli/lookup-command.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
@@ -75,4 +76,32 @@ export async function lookupCli(
     now: () => Date.now(),
   });
   return { code, out, err };
+}
+
+/**
+ * Runs the in-memory failing-call fixture app under the zero-code entry, exporting OTLP/HTTP JSON
+ * to `endpoint` with `env` on top (metrics and logs off unless `env` says otherwise); resolves
+ * with the `correlationId` the client received. Asynchronous, so this process can answer the
+ * child's exports while it runs.
+ */
+export async function runFailingApp(endpoint: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/inmemory-app.mjs'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_METRICS_EXPORTER: 'none',
+        OTEL_LOGS_EXPORTER: 'none',
+        ...env,
+      },
+    },
+  );
+  const result = JSON.parse(stdout.split('\n')[0]!) as {
+    result: { _meta: Record<string, { correlationId: string }> };
+  };
+  return result.result._meta['io.modelcontextprotocol/toolFailure']!.correlationId;
 }

@@ -4,14 +4,12 @@
  * finds the trace by the correlationId the client saw, through a Jaeger-style API serving
  * exactly those bodies, and in a file holding them.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { startFakeJaeger, type FakeJaeger } from './fixtures/fake-jaeger.js';
-import { lookupCli, repoPath, tempDir } from './helpers.js';
+import { lookupCli, runFailingApp, tempDir } from './helpers.js';
 
 let receiver: OtlpReceiver;
 let jaeger: FakeJaeger;
@@ -21,26 +19,7 @@ const lookup = lookupCli;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  // Asynchronous, so this process can answer the child's exports while it runs.
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/inmemory-app.mjs'],
-    {
-      cwd: repoPath('.'),
-      env: {
-        ...process.env,
-        OTEL_SERVICE_NAME: 'lookup-fixture',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
-      },
-    },
-  );
-  const result = JSON.parse(stdout.split('\n')[0]!) as {
-    result: { _meta: Record<string, { correlationId: string }> };
-  };
-  correlationId = result.result._meta['io.modelcontextprotocol/toolFailure']!.correlationId;
+  correlationId = await runFailingApp(receiver.url, { OTEL_SERVICE_NAME: 'lookup-fixture' });
   await receiver.waitFor((spans) => spans.some((s) => s.traceId === correlationId && s.kind === 2));
   jaeger = await startFakeJaeger(receiver.traceBodies);
 });

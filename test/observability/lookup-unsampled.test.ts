@@ -4,13 +4,11 @@
  * failure log record carries it. `mcp-failures lookup` finds the failure from that record and
  * says the trace was not sampled.
  */
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { lookupCli, repoPath, tempDir } from './helpers.js';
+import { lookupCli, runFailingApp, tempDir } from './helpers.js';
 
 let receiver: OtlpReceiver;
 let correlationId = '';
@@ -19,26 +17,11 @@ const lookup = lookupCli;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  const { stdout } = await promisify(execFile)(
-    process.execPath,
-    ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/inmemory-app.mjs'],
-    {
-      cwd: repoPath('.'),
-      env: {
-        ...process.env,
-        OTEL_SERVICE_NAME: 'unsampled-fixture',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_TRACES_SAMPLER: 'always_off',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'otlp',
-      },
-    },
-  );
-  const result = JSON.parse(stdout.split('\n')[0]!) as {
-    result: { _meta: Record<string, { correlationId: string }> };
-  };
-  correlationId = result.result._meta['io.modelcontextprotocol/toolFailure']!.correlationId;
+  correlationId = await runFailingApp(receiver.url, {
+    OTEL_SERVICE_NAME: 'unsampled-fixture',
+    OTEL_TRACES_SAMPLER: 'always_off',
+    OTEL_LOGS_EXPORTER: 'otlp',
+  });
   const deadline = Date.now() + 10_000;
   while (!receiver.logs.some((l) => l.traceId === correlationId) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50));
