@@ -36,6 +36,7 @@ export const ATTR_NETWORK_TRANSPORT = 'network.transport';
 export const ATTR_NETWORK_PROTOCOL_NAME = 'network.protocol.name';
 export const ATTR_SERVER_ADDRESS = 'server.address';
 export const ATTR_SERVER_PORT = 'server.port';
+export const ATTR_HTTP_RESPONSE_STATUS_CODE = 'http.response.status_code';
 
 // --- This package: tool failures (mcp.tool.failure.*) ---
 /** Failure class: capability, reliability or governance. */
@@ -65,7 +66,10 @@ export const ATTR_MCP_TOOL_FAILURE_SOURCE = 'mcp.tool.failure.source';
 export const ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS = 'mcp.tool.failure.suppressed_records';
 
 // --- This package: calls and retries (mcp.tool.call.*) ---
-/** The attempt number (1, 2, ...) of one `tools/call` client span. */
+/**
+ * The attempt number (1, 2, ...) of one `tools/call` client span; on a server span, the attempt
+ * a retrying caller marked in the request (`_meta["dev.omcp/attempt"]`, attempts >= 2 only).
+ */
 export const ATTR_MCP_TOOL_CALL_ATTEMPT = 'mcp.tool.call.attempt';
 /** The total number of attempts of a logical call. */
 export const ATTR_MCP_TOOL_CALL_ATTEMPTS = 'mcp.tool.call.attempts';
@@ -84,6 +88,12 @@ export const ATTR_MCP_TOOL_CALL_ACTION = 'mcp.tool.call.action';
 export const ATTR_MCP_TOOL_CALL_STOP_REASON = 'mcp.tool.call.stop_reason';
 /** Span event recorded for every retry the policy schedules. */
 export const EVENT_MCP_TOOL_CALL_RETRY = 'mcp.tool.call.retry';
+/** State of the tool's circuit (`closed`, `open`, `half_open`); the new state on transitions. */
+export const ATTR_MCP_TOOL_CALL_CIRCUIT_STATE = 'mcp.tool.call.circuit.state';
+/** The state a circuit left (on `mcp.tool.call.circuit.transition` events). */
+export const ATTR_MCP_TOOL_CALL_CIRCUIT_PREVIOUS_STATE = 'mcp.tool.call.circuit.previous_state';
+/** Span event recorded when a call moves its tool's circuit to another state. */
+export const EVENT_MCP_TOOL_CALL_CIRCUIT_TRANSITION = 'mcp.tool.call.circuit.transition';
 
 /** Values of `mcp.tool.call.outcome`. */
 export const TOOL_CALL_OUTCOMES = Object.freeze([
@@ -103,6 +113,16 @@ export const TOOL_CALL_OUTCOMES = Object.freeze([
 export const METRIC_MCP_CLIENT_TOOL_FAILURES = 'mcp.client.tool.failures';
 export const METRIC_MCP_SERVER_TOOL_FAILURES = 'mcp.server.tool.failures';
 export const METRIC_MCP_TOOL_CALL_RETRIES = 'mcp.tool.call.retries';
+/** Per tool and state: 1 for the circuit's current state, 0 for the others (as `hw.status`). */
+export const METRIC_MCP_TOOL_CALL_CIRCUIT_STATUS = 'mcp.tool.call.circuit.status';
+/** Transitions of circuits, by tool and the state entered. */
+export const METRIC_MCP_TOOL_CALL_CIRCUIT_TRANSITIONS = 'mcp.tool.call.circuit.transitions';
+/** Requests the proxy's HTTP endpoint refused, by `error.type` and `http.response.status_code`. */
+export const METRIC_MCP_PROXY_REFUSED_REQUESTS = 'mcp.proxy.refused_requests';
+/** Streamable HTTP sessions open on the proxy. */
+export const METRIC_MCP_PROXY_ACTIVE_SESSIONS = 'mcp.proxy.active_sessions';
+/** Sessions the proxy closed for being idle. */
+export const METRIC_MCP_PROXY_EXPIRED_SESSIONS = 'mcp.proxy.expired_sessions';
 /** The semantic conventions' advisory buckets for the operation durations, in seconds. */
 export const DURATION_BUCKETS_SECONDS = Object.freeze([
   0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,

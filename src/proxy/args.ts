@@ -3,6 +3,23 @@
  * clean shutdown, 1 when serving failed (e.g. the port is taken), 2 for a usage error.
  */
 import { parseArgs } from 'node:util';
+import type { ProxyHttpLimits } from './http-limits.js';
+
+/** The HTTP limit flags and the limit each sets (a count, or milliseconds). */
+const LIMIT_FLAGS = Object.freeze({
+  'max-sessions': 'maxSessions',
+  'session-idle-timeout': 'sessionIdleMs',
+  'max-in-flight-per-session': 'maxInFlightPerSession',
+  'max-in-flight': 'maxInFlight',
+  'max-body-bytes': 'maxBodyBytes',
+  'max-header-bytes': 'maxHeaderBytes',
+  'headers-timeout': 'headersTimeoutMs',
+  'request-timeout': 'requestTimeoutMs',
+} satisfies Record<string, keyof ProxyHttpLimits>);
+type LimitFlag = keyof typeof LIMIT_FLAGS;
+const LIMIT_OPTIONS = Object.fromEntries(
+  Object.keys(LIMIT_FLAGS).map((flag) => [flag, { type: 'string' as const }]),
+) as Record<LimitFlag, { type: 'string' }>;
 
 /** Exit codes. */
 export const PROXY_EXIT = Object.freeze({ ok: 0, failed: 1, usage: 2 });
@@ -30,6 +47,20 @@ Downstream access (HTTP; DNS-rebinding protection is always on):
   --auth-token-env NAME   Same, TOKEN read from the environment variable NAME
   --allow-unauthenticated
                           Serve a non-loopback address without a token (refused otherwise)
+HTTP limits (--listen only; each refusal is a JSON-RPC error, counted in
+mcp.proxy.refused_requests):
+  --stateless             Keep no session: each POST is served on its own, so replicas
+                          behind a load balancer can serve one client (GET/DELETE: 405)
+  --max-sessions N        Sessions open at once (default 1000; one more: 503)
+  --session-idle-timeout MS
+                          Close a session idle this long (default 600000)
+  --max-in-flight-per-session N
+                          Requests of one session answered at once (default 64; then 429)
+  --max-in-flight N       Requests answered at once on the endpoint (default 4096; then 429)
+  --max-body-bytes N      Largest request body (default 4194304; larger: 413)
+  --max-header-bytes N    Largest request head (default 16384; larger: 431)
+  --headers-timeout MS    Longest wait for a request's headers (default 10000; then 408)
+  --request-timeout MS    Longest wait for a whole request (default 30000; then 408)
 Upstream credentials (--upstream-url only):
   --upstream-header-file PATH  Send the header "Name: value" read from PATH upstream
   --upstream-header-env NAME   Same, "Name: value" read from the environment variable NAME
@@ -56,6 +87,9 @@ export interface HttpDownstream {
   allowedOrigins: string[] | undefined;
   authToken: SecretSource | undefined;
   allowUnauthenticated: boolean;
+  stateless: boolean;
+  /** Only the limits given on the command line; the rest keep their defaults. */
+  limits: Partial<ProxyHttpLimits>;
 }
 
 /** What the command line asks for. */
@@ -97,6 +131,8 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
         'allow-unauthenticated': { type: 'boolean' },
         'upstream-header-file': { type: 'string' },
         'upstream-header-env': { type: 'string' },
+        stateless: { type: 'boolean' },
+        ...LIMIT_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -130,6 +166,8 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
       'auth-token-file',
       'auth-token-env',
       'allow-unauthenticated',
+      'stateless',
+      ...(Object.keys(LIMIT_FLAGS) as LimitFlag[]),
     ] as const;
     const misplaced = httpOnly.find((k) => values[k] !== undefined);
     if (misplaced !== undefined)
@@ -148,6 +186,8 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
             allowedOrigins: list('--allowed-origins', values['allowed-origins']),
             authToken,
             allowUnauthenticated: values['allow-unauthenticated'] === true,
+            stateless: values.stateless === true,
+            limits: limitsOf(values),
           },
     upstream:
       url === undefined
@@ -157,6 +197,25 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
     connectTimeoutMs: millis('--connect-timeout', values['connect-timeout']),
     retry: values.retry === true,
   };
+}
+
+function limitsOf(values: Partial<Record<LimitFlag, string>>): Partial<ProxyHttpLimits> {
+  const limits: Partial<ProxyHttpLimits> = {};
+  for (const [flag, key] of Object.entries(LIMIT_FLAGS) as Array<
+    [LimitFlag, keyof ProxyHttpLimits]
+  >) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    limits[key] = key.endsWith('Ms') ? millis(`--${flag}`, text) : count(`--${flag}`, text);
+  }
+  return limits;
+}
+
+function count(flag: string, text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || !Number.isSafeInteger(n))
+    throw new ProxyUsageError(`${flag} expects a whole number from 1, got "${text}"`);
+  return n;
 }
 
 function secretSource(

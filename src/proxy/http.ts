@@ -1,5 +1,6 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import {
+  STATUS_CODES,
   createServer,
   type IncomingHttpHeaders,
   type IncomingMessage,
@@ -8,23 +9,49 @@ import {
 import { isIPv4, type AddressInfo } from 'node:net';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ProxyHttpOptions, ToolFailureProxy } from './types.js';
-import { PARSE_ERROR, REQUEST_TIMEOUT, SERVER_ERROR } from '../shared/jsonrpc.js';
+import {
+  HttpEndpointMetrics,
+  REFUSALS,
+  refusalBody,
+  resolveHttpLimits,
+  type ProxyHttpLimits,
+  type RefusalReason,
+} from './http-limits.js';
 
 /** A Streamable HTTP endpoint serving a proxy; stop it with `close()`. */
 export interface ProxyHttpEndpoint {
   url: string;
+  /** The limits in force (the defaults with the options' values over them). */
+  limits: Readonly<ProxyHttpLimits>;
+  /** Sessions open now (always 0 in stateless mode). */
+  sessions(): number;
   close(): Promise<void>;
 }
 
 /** A configuration `serveStreamableHttp` refuses to start with (a usage error for the CLI). */
 export class ProxyHttpConfigError extends Error {}
 
+/** One open MCP session: its transport, its requests being answered and its idle timer. */
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  /** Requests of the session whose response is still open (POSTs and a GET stream). */
+  open: number;
+  /** POSTs of the session being answered. */
+  inFlight: number;
+  idle: NodeJS.Timeout | undefined;
+  expired: boolean;
+}
+
 /**
- * Serves `proxy` over Streamable HTTP at `http://host:port/mcp`, one proxy connection per
- * MCP session (created on `initialize`, ended on DELETE or when the endpoint closes). Every
- * request passes `Host`/`Origin` validation and, with `authToken`, bearer authentication
- * before anything else; a non-loopback address needs `allowedHosts` and `authToken` (or
- * `allowUnauthenticated`), else it throws `ProxyHttpConfigError` without listening.
+ * Serves `proxy` over Streamable HTTP at `http://host:port/mcp`. Sessionful (the default): one
+ * proxy connection per MCP session, created on `initialize`, ended on DELETE, after
+ * `sessionIdleMs` without a request, or when the endpoint closes. Stateless (`stateless: true`):
+ * every POST is served by a connection of its own and nothing outlives the response, so replicas
+ * behind a load balancer can share one client. Every request passes `Host`/`Origin` validation
+ * and, with `authToken`, bearer authentication before anything else, then the limits of
+ * `ProxyHttpLimits`; each refusal is a JSON-RPC error body and is counted in
+ * `mcp.proxy.refused_requests`. A non-loopback address needs `allowedHosts` and `authToken`
+ * (or `allowUnauthenticated`), else it throws `ProxyHttpConfigError` without listening.
  */
 export async function serveStreamableHttp(
   proxy: ToolFailureProxy,
@@ -34,72 +61,177 @@ export async function serveStreamableHttp(
 ): Promise<ProxyHttpEndpoint> {
   checkHttpConfig(host, options);
   const guard = createRequestGuard(host, options);
+  const limits = resolveHttpLimits(options.limits, (m) => new ProxyHttpConfigError(m));
+  const stateless = options.stateless === true;
+  const telemetry = new HttpEndpointMetrics(options.meterProvider);
   const { StreamableHTTPServerTransport: Transport } =
     await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, Session>();
+  /** Initialize requests admitted whose session is not open yet: they count against maxSessions. */
+  let opening = 0;
+  let inFlight = 0;
+  let closing = false;
+
+  const refuse = (
+    res: ServerResponse,
+    reason: RefusalReason,
+    headers: Record<string, string> = {},
+  ): void => {
+    telemetry.refusal(reason);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    // A refused request's unread body is not waited for: the connection closes after the answer.
+    const extra = reason === 'body_too_large' || reason === 'request_timeout';
+    res
+      .writeHead(REFUSALS[reason].status, {
+        ...headers,
+        'content-type': 'application/json',
+        ...(extra ? { connection: 'close' } : {}),
+      })
+      .end(refusalBody(reason));
+  };
+
+  /** Holds one request against the in-flight counts until its response closes. */
+  const track = (res: ServerResponse, session: Session | undefined, post: boolean): void => {
+    if (post) inFlight += 1;
+    if (session !== undefined) {
+      session.open += 1;
+      if (post) session.inFlight += 1;
+      if (session.idle !== undefined) clearTimeout(session.idle);
+      session.idle = undefined;
+    }
+    res.once('close', () => {
+      if (post) inFlight -= 1;
+      if (session === undefined) return;
+      session.open -= 1;
+      if (post) session.inFlight -= 1;
+      if (session.open === 0) armIdle(session);
+    });
+  };
+
+  const armIdle = (session: Session): void => {
+    if (closing || session.transport.sessionId === undefined) return;
+    session.idle = setTimeout(() => {
+      session.expired = true;
+      void session.transport.close().catch(() => undefined);
+    }, limits.sessionIdleMs);
+    session.idle.unref();
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // Before the path, the body or any session: a refused request costs nothing more.
     const refused = refusalOf(guard, req.headers, req.socket.localPort);
-    if (refused !== undefined) {
-      rpcError(res, refused.status, SERVER_ERROR, refused.message, refused.headers);
-      return;
-    }
-    if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') {
-      res.writeHead(404).end();
+    if (refused !== undefined) return refuse(res, refused.reason, refused.headers);
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return refuse(res, 'not_found');
+    const post = req.method === 'POST';
+    if (post && inFlight >= limits.maxInFlight)
+      return refuse(res, 'in_flight_limit', { 'retry-after': '1' });
+    if (stateless) {
+      if (!post) return refuse(res, 'method_not_allowed', { allow: 'POST' });
+      track(res, undefined, true);
+      const body = await readJson(req, limits.maxBodyBytes);
+      if (typeof body === 'string') return refuse(res, body);
+      const transport = new Transport({ sessionIdGenerator: undefined });
+      res.once('close', () => void transport.close().catch(() => undefined));
+      await proxy.connect(transport);
+      await transport.handleRequest(req, res, body.value);
       return;
     }
     const sid = req.headers['mcp-session-id'];
-    const transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
-    if (transport === undefined) {
-      if (typeof sid === 'string') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: null,
-            error: { code: REQUEST_TIMEOUT, message: 'Session not found' },
-          }),
-        );
-        return;
-      }
-      // Only an initialize request opens a session (and an upstream connection): anything else
-      // without a session is answered here, before any of that is set up or kept.
-      if (req.method !== 'POST') {
-        noSession(res);
-        return;
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(await readBody(req));
-      } catch (error) {
-        if (error instanceof BodyTooLarge) rpcError(res, 413, SERVER_ERROR, error.message);
-        else rpcError(res, 400, PARSE_ERROR, 'Parse error: the body is not JSON');
-        return;
-      }
-      if (!isInitializeRequest(body)) {
-        noSession(res);
-        return;
-      }
-      const created: StreamableHTTPServerTransport = new Transport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, created),
-      });
-      created.onclose = () => {
-        if (created.sessionId !== undefined) sessions.delete(created.sessionId);
-      };
-      await proxy.connect(created);
-      await created.handleRequest(req, res, body);
-      // An initialize the SDK refused made no session: nothing may keep its connection.
-      if (created.sessionId === undefined) await created.close();
-      return;
+    const session = typeof sid === 'string' ? sessions.get(sid) : undefined;
+    if (session !== undefined) {
+      if (post && session.inFlight >= limits.maxInFlightPerSession)
+        return refuse(res, 'in_flight_limit', { 'retry-after': '1' });
+      track(res, session, post);
+      if (!post) return session.transport.handleRequest(req, res);
+      const body = await readJson(req, limits.maxBodyBytes);
+      if (typeof body === 'string') return refuse(res, body);
+      return session.transport.handleRequest(req, res, body.value);
     }
-    await transport.handleRequest(req, res);
-  };
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end(`mcp-failure-proxy: ${error instanceof Error ? error.message : String(error)}`);
+    if (typeof sid === 'string') return refuse(res, 'session_not_found');
+    // Only an initialize request opens a session (and an upstream connection): anything else
+    // without a session is answered here, before any of that is set up or kept.
+    if (!post) return refuse(res, 'no_session');
+    track(res, undefined, true);
+    const body = await readJson(req, limits.maxBodyBytes);
+    if (typeof body === 'string') return refuse(res, body);
+    if (!isInitializeRequest(body.value)) return refuse(res, 'no_session');
+    if (sessions.size + opening >= limits.maxSessions)
+      return refuse(res, 'session_limit', { 'retry-after': '5' });
+    opening += 1;
+    const created: Session = {
+      transport: new Transport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, created);
+          telemetry.sessionOpened();
+        },
+      }),
+      open: 1,
+      inFlight: 1,
+      idle: undefined,
+      expired: false,
+    };
+    // This initialize is the session's first open request: its response closing arms the timer.
+    res.once('close', () => {
+      created.open -= 1;
+      created.inFlight -= 1;
+      if (created.open === 0) armIdle(created);
     });
+    created.transport.onclose = () => {
+      if (created.idle !== undefined) clearTimeout(created.idle);
+      const id = created.transport.sessionId;
+      if (id !== undefined && sessions.delete(id)) telemetry.sessionClosed(created.expired);
+    };
+    try {
+      await proxy.connect(created.transport);
+      await created.transport.handleRequest(req, res, body.value);
+    } finally {
+      opening -= 1;
+    }
+    // An initialize the SDK refused made no session: nothing may keep its connection.
+    if (created.transport.sessionId === undefined) await created.transport.close();
+  };
+
+  const server = createServer(
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node looks for expired requests this often (30 s by default, too coarse for the limits).
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(limits.headersTimeoutMs / 2)),
+    },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`mcp-failure-proxy: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    },
+  );
+  // What Node refuses before a request reaches the handler (a head too large, too slow, not
+  // HTTP) gets the same JSON-RPC answer and count as every other refusal.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const reason: RefusalReason =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'header_too_large'
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'request_timeout'
+          : 'bad_request';
+    if (error.code !== 'ECONNRESET') telemetry.refusal(reason);
+    const pending = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    if (socket.writable && pending?.headersSent !== true && error.code !== 'ECONNRESET') {
+      const body = refusalBody(reason);
+      socket.end(
+        `HTTP/1.1 ${REFUSALS[reason].status} ${STATUS_CODES[REFUSALS[reason].status]}\r\n` +
+          'content-type: application/json\r\nconnection: close\r\n' +
+          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    }
+    // A peer that never closes its side (a slow client) is cut off shortly after.
+    setTimeout(() => socket.destroy(), 1000).unref();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -112,8 +244,13 @@ export async function serveStreamableHttp(
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}/mcp`,
+    limits,
+    sessions: () => sessions.size,
     async close() {
-      await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));
+      closing = true;
+      await Promise.all(
+        [...sessions.values()].map((s) => s.transport.close().catch(() => undefined)),
+      );
       sessions.clear();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -121,22 +258,43 @@ export async function serveStreamableHttp(
   };
 }
 
-/** The largest request body read before a session exists (the SDK's own limit for a POST). */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * The JSON body of `req` in `{ value }`, or the refusal it earns: larger than `max` bytes
+ * (by `Content-Length` before reading, or while reading), or not JSON.
+ */
+async function readJson(
+  req: IncomingMessage,
+  max: number,
+): Promise<{ value: unknown } | 'body_too_large' | 'parse_error'> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) return 'body_too_large';
+  let text: string;
+  try {
+    text = await readBody(req, max);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return 'body_too_large';
+    throw error;
+  }
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return 'parse_error';
+  }
+}
 
 class BodyTooLarge extends Error {}
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage, max: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        // The rest is read and dropped, so the answer still reaches the client.
+      if (size > max) {
+        // The rest is dropped unread; the answer says so and the connection closes.
         req.removeAllListeners('data');
         req.resume();
-        reject(new BodyTooLarge(`Payload too large: over ${MAX_BODY_BYTES} bytes`));
+        reject(new BodyTooLarge());
         return;
       }
       chunks.push(chunk);
@@ -146,23 +304,6 @@ function readBody(req: IncomingMessage): Promise<string> {
     // A client that goes away mid-body: settled either way (a no-op after 'end').
     req.on('close', () => reject(new Error('the request was aborted')));
   });
-}
-
-function rpcError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  res
-    .writeHead(status, { ...headers, 'content-type': 'application/json' })
-    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
-}
-
-/** The answer to a request without a session that is not an `initialize`. */
-function noSession(res: ServerResponse): void {
-  rpcError(res, 400, SERVER_ERROR, 'Bad Request: no session; the first request must be initialize');
 }
 
 /** Whether `host` (a `--listen` host, brackets removed) names the loopback interface only. */
@@ -200,10 +341,10 @@ export interface RequestGuard {
   tokenDigest: Buffer | undefined;
 }
 
-/** A refused request: its HTTP status, message and extra headers. */
+/** A refused request: why (its answer is `REFUSALS[reason]`), its status and extra headers. */
 export interface Refusal {
+  reason: 'host_not_allowed' | 'origin_not_allowed' | 'unauthorized';
   status: 401 | 403;
-  message: string;
   headers?: Record<string, string>;
 }
 
@@ -261,7 +402,7 @@ export function refusalOf(
       (guard.loopback &&
         LOOPBACK_NAMES.has(parsed.name) &&
         (parsed.port === undefined || parsed.port === local)));
-  if (!hostOk) return { status: 403, message: 'Forbidden: Host header not allowed' };
+  if (!hostOk) return { reason: 'host_not_allowed', status: 403 };
   if (headers.origin !== undefined) {
     const origin = originOf(headers.origin);
     const originOk =
@@ -271,15 +412,15 @@ export function refusalOf(
           (origin.protocol === 'http:' || origin.protocol === 'https:') &&
           LOOPBACK_NAMES.has(origin.hostname) &&
           (origin.port === '' || origin.port === local)));
-    if (!originOk) return { status: 403, message: 'Forbidden: Origin header not allowed' };
+    if (!originOk) return { reason: 'origin_not_allowed', status: 403 };
   }
   if (guard.tokenDigest !== undefined) {
     const m = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '');
     // Both sides hashed: equal lengths always, so neither the comparison nor its length leaks.
     if (m?.[1] === undefined || !timingSafeEqual(digest(m[1]), guard.tokenDigest))
       return {
+        reason: 'unauthorized',
         status: 401,
-        message: 'Unauthorized: a valid bearer token is required',
         headers: { 'www-authenticate': `Bearer realm="${AUTH_REALM}"` },
       };
   }

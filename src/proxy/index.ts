@@ -1,7 +1,12 @@
 // `@omcp/instrumentation-mcp/proxy`: the relaying proxy that preserves `_meta` (the
 // `mcp-failure-proxy` CLI runs it).
 export { createToolFailureProxy } from './proxy.js';
+export { ProxyHttpConfigError, serveStreamableHttp } from './http.js';
+export type { ProxyHttpEndpoint } from './http.js';
+export { DEFAULT_HTTP_LIMITS } from './http-limits.js';
+export type { ProxyHttpLimits } from './http-limits.js';
 export type {
+  ProxyHttpOptions,
   ToolFailureProxy,
   ToolFailureProxyOptions,
   UpstreamTransportFactory,

@@ -79,6 +79,8 @@ export async function runFailureProxy(options: ProxyCliOptions, io: ProxyProcess
       allowedOrigins: d.allowedOrigins,
       authToken,
       allowUnauthenticated: d.allowUnauthenticated,
+      stateless: d.stateless,
+      limits: d.limits,
     });
   } catch (error) {
     if (error instanceof ProxyHttpConfigError) {

@@ -1,4 +1,6 @@
+import type { MeterProvider } from '@opentelemetry/api';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ProxyHttpLimits } from './http-limits.js';
 import type { ToolRetryPolicy } from '../retry/types.js';
 
 /** Opens a fresh transport to the upstream server (called on first use and after it is lost). */
@@ -54,4 +56,13 @@ export interface ProxyHttpOptions {
   authToken?: string;
   /** Serve a non-loopback address without `authToken` (refused otherwise). @default false */
   allowUnauthenticated?: boolean;
+  /** Bounds on sessions, requests in flight, sizes and times; see `DEFAULT_HTTP_LIMITS`. */
+  limits?: Partial<ProxyHttpLimits>;
+  /**
+   * Keep no session: every POST is served on its own and GET/DELETE are refused, so several
+   * replicas behind a load balancer serve one client. @default false
+   */
+  stateless?: boolean;
+  /** Where the endpoint's metrics go. @default the global meter provider */
+  meterProvider?: MeterProvider;
 }

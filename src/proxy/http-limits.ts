@@ -1,0 +1,186 @@
+/**
+ * What the proxy's Streamable HTTP endpoint bounds, the answer to each request it refuses, and
+ * the metrics that count them: one table, read by the endpoint, its tests and docs/proxy.md.
+ */
+import { metrics, type Counter, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  METRIC_MCP_PROXY_ACTIVE_SESSIONS,
+  METRIC_MCP_PROXY_EXPIRED_SESSIONS,
+  METRIC_MCP_PROXY_REFUSED_REQUESTS,
+  SCHEMA_URL,
+} from '../semconv.js';
+import { PARSE_ERROR, REQUEST_TIMEOUT, SERVER_ERROR } from '../shared/jsonrpc.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
+
+/** Bounds of one Streamable HTTP endpoint; every one holds on every request. */
+export interface ProxyHttpLimits {
+  /** Sessions open at once; one more `initialize` gets 503. @default 1000 */
+  maxSessions: number;
+  /** A session with no open request for this long is closed. @default 600_000 (10 min) */
+  sessionIdleMs: number;
+  /** POST requests of one session being answered at once; one more gets 429. @default 64 */
+  maxInFlightPerSession: number;
+  /** POST requests being answered at once on the whole endpoint (stateless mode too). @default 4096 */
+  maxInFlight: number;
+  /** Largest request body, checked on every POST; larger gets 413. @default 4 MiB */
+  maxBodyBytes: number;
+  /** Largest request head (request line and headers); larger gets 431. @default 16 KiB */
+  maxHeaderBytes: number;
+  /** Longest wait for a request's headers; slower gets 408. @default 10_000 */
+  headersTimeoutMs: number;
+  /** Longest wait for a whole request (headers and body); slower gets 408. @default 30_000 */
+  requestTimeoutMs: number;
+}
+
+/** The defaults; docs/proxy.md says why each is what it is. */
+export const DEFAULT_HTTP_LIMITS: Readonly<ProxyHttpLimits> = Object.freeze({
+  maxSessions: 1000,
+  sessionIdleMs: 600_000,
+  maxInFlightPerSession: 64,
+  maxInFlight: 4096,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxHeaderBytes: 16 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+});
+
+/** The longest delay a Node timer can wait (about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `given` over the defaults, each value a positive integer (a timer at most `MAX_TIMER_MS`);
+ * the message of the error thrown names the first bad one (`bad` builds the error).
+ */
+export function resolveHttpLimits(
+  given: Partial<ProxyHttpLimits> | undefined,
+  bad: (message: string) => Error,
+): ProxyHttpLimits {
+  const limits = { ...DEFAULT_HTTP_LIMITS };
+  for (const [key, value] of Object.entries(given ?? {})) {
+    if (!(key in DEFAULT_HTTP_LIMITS)) throw bad(`unknown HTTP limit "${key}"`);
+    if (value === undefined) continue;
+    const max = key.endsWith('Ms') ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max)
+      throw bad(`the HTTP limit ${key} must be an integer from 1 to ${max}, got ${String(value)}`);
+    limits[key as keyof ProxyHttpLimits] = value;
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs)
+    throw bad('the HTTP limit headersTimeoutMs must not exceed requestTimeoutMs');
+  return limits;
+}
+
+/** Why a request is refused: the `error.type` of `mcp.proxy.refused_requests`. */
+export type RefusalReason = keyof typeof REFUSALS;
+
+/** Each refusal's HTTP status, JSON-RPC error code and message: the one table of them. */
+export const REFUSALS = Object.freeze({
+  host_not_allowed: {
+    status: 403,
+    code: SERVER_ERROR,
+    message: 'Forbidden: Host header not allowed',
+  },
+  origin_not_allowed: {
+    status: 403,
+    code: SERVER_ERROR,
+    message: 'Forbidden: Origin header not allowed',
+  },
+  unauthorized: {
+    status: 401,
+    code: SERVER_ERROR,
+    message: 'Unauthorized: a valid bearer token is required',
+  },
+  not_found: { status: 404, code: SERVER_ERROR, message: 'Not Found: the endpoint is /mcp' },
+  method_not_allowed: {
+    status: 405,
+    code: SERVER_ERROR,
+    message: 'Method Not Allowed: a stateless endpoint takes POST only',
+  },
+  session_not_found: { status: 404, code: REQUEST_TIMEOUT, message: 'Session not found' },
+  no_session: {
+    status: 400,
+    code: SERVER_ERROR,
+    message: 'Bad Request: no session; the first request must be initialize',
+  },
+  parse_error: { status: 400, code: PARSE_ERROR, message: 'Parse error: the body is not JSON' },
+  bad_request: {
+    status: 400,
+    code: SERVER_ERROR,
+    message: 'Bad Request: not a valid HTTP request',
+  },
+  body_too_large: { status: 413, code: SERVER_ERROR, message: 'Payload Too Large' },
+  header_too_large: {
+    status: 431,
+    code: SERVER_ERROR,
+    message: 'Request Header Fields Too Large',
+  },
+  request_timeout: {
+    status: 408,
+    code: SERVER_ERROR,
+    message: 'Request Timeout: the request did not arrive in time',
+  },
+  session_limit: {
+    status: 503,
+    code: SERVER_ERROR,
+    message: 'Service Unavailable: too many sessions; try again later',
+  },
+  in_flight_limit: {
+    status: 429,
+    code: SERVER_ERROR,
+    message: 'Too Many Requests: too many requests in flight; try again later',
+  },
+} satisfies Record<string, { status: number; code: number; message: string }>);
+
+/** The body of a refusal: a JSON-RPC error without a request id. */
+export function refusalBody(reason: RefusalReason, detail?: string): string {
+  const { code, message } = REFUSALS[reason];
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: { code, message: detail === undefined ? message : `${message}: ${detail}` },
+  });
+}
+
+/** The endpoint's metrics, on the global meter provider unless one is given. */
+export class HttpEndpointMetrics {
+  private readonly refused: Counter;
+  private readonly active: UpDownCounter;
+  private readonly expired: Counter;
+
+  constructor(meterProvider?: MeterProvider) {
+    const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(
+      PACKAGE_NAME,
+      PACKAGE_VERSION,
+      { schemaUrl: SCHEMA_URL },
+    );
+    this.refused = meter.createCounter(METRIC_MCP_PROXY_REFUSED_REQUESTS, {
+      unit: '{request}',
+      description: 'Requests the proxy refused before relaying them, by reason (error.type).',
+    });
+    this.active = meter.createUpDownCounter(METRIC_MCP_PROXY_ACTIVE_SESSIONS, {
+      unit: '{session}',
+      description: 'Streamable HTTP sessions open on the proxy.',
+    });
+    this.expired = meter.createCounter(METRIC_MCP_PROXY_EXPIRED_SESSIONS, {
+      unit: '{session}',
+      description: 'Sessions the proxy closed after they were idle for sessionIdleMs.',
+    });
+  }
+
+  refusal(reason: RefusalReason): void {
+    this.refused.add(1, {
+      [ATTR_ERROR_TYPE]: reason,
+      [ATTR_HTTP_RESPONSE_STATUS_CODE]: REFUSALS[reason].status,
+    });
+  }
+
+  sessionOpened(): void {
+    this.active.add(1);
+  }
+
+  sessionClosed(expired: boolean): void {
+    this.active.add(-1);
+    if (expired) this.expired.add(1);
+  }
+}
