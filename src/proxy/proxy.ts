@@ -4,7 +4,12 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { getToolAnnotations, rememberToolList } from '../shared/tool-annotations.js';
-import { createToolRetry, type ToolRetryClient } from '../retry/with-tool-retry.js';
+import {
+  createToolRetry,
+  isCircuitOpenAnswer,
+  type ToolRetry,
+  type ToolRetryClient,
+} from '../retry/with-tool-retry.js';
 import { toolFailure } from '../tool-failure/build.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { forwardParams, upstreamFailureInit } from './forward.js';
@@ -41,14 +46,12 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
   const timeoutMs = positive(options.timeoutMs, 30_000);
   const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000);
   const servers = new Set<Server>();
-  // One retry engine for the upstream: its budget caps retries across every downstream caller.
-  const retry =
-    options.retry === undefined || options.retry === false
-      ? undefined
-      : createToolRetry(options.retry === true ? {} : options.retry);
   let link: UpstreamLink | undefined;
   /** The upstream as the retry engine calls it; tools/list results relayed are remembered for it. */
   let upstreamClient: UpstreamClient | undefined;
+  // One retry engine for the upstream: its budget caps retries across every downstream caller,
+  // and its circuits are shared by them too.
+  const retry = upstreamEngine(options, () => upstreamClient?.adapter);
   let sdkLoad: Promise<Sdk> | undefined;
   let closed = false;
 
@@ -104,6 +107,8 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
               requestOptions,
             )) as Params)
           : await upstream.request(method, params, requestOptions);
+      // The engine's open circuit answered: the proxy's own failure, not a relayed result.
+      if (isCircuitOpenAnswer(result)) return result;
       if (method === 'tools/list') rememberToolList(client.adapter, result);
       ledger.set(extra.requestId, result);
       // Tell a server-side instrumentation in this process that the result is relayed, not ours.
@@ -205,9 +210,38 @@ interface UpstreamClient {
 
 type RequestOptions = { signal: AbortSignal; onprogress?: (p: Params) => void };
 
+/**
+ * The upstream's retry engine: the `retry` policy, with `circuitBreaker` when set; for a breaker
+ * without `retry`, an engine of one attempt (never a retry), whose annotations are only those of
+ * relayed `tools/list` results (the proxy lists nothing of its own).
+ */
+function upstreamEngine(
+  options: ToolFailureProxyOptions,
+  adapter: () => object | undefined,
+): ToolRetry | undefined {
+  const policy =
+    options.retry === undefined || options.retry === false
+      ? undefined
+      : options.retry === true
+        ? {}
+        : options.retry;
+  const circuitBreaker = options.circuitBreaker ?? policy?.circuitBreaker ?? false;
+  if (policy !== undefined) return createToolRetry({ ...policy, circuitBreaker });
+  if (circuitBreaker === false) return undefined;
+  return createToolRetry({
+    maxAttempts: 1,
+    retryBudget: false,
+    circuitBreaker,
+    getToolAnnotations: (name) => {
+      const client = adapter();
+      return client === undefined ? undefined : getToolAnnotations(client, name);
+    },
+  });
+}
+
 function upstreamClientOf(
   link: UpstreamLink,
-  retry: ReturnType<typeof createToolRetry> | undefined,
+  retry: ToolRetry | undefined,
 ): UpstreamClient {
   const adapter: UpstreamClient['adapter'] = {
     callTool: (p, requestOptions) => link.request('tools/call', p, requestOptions),

@@ -1,7 +1,7 @@
 import type { MeterProvider } from '@opentelemetry/api';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ProxyHttpLimits } from './http-limits.js';
-import type { ToolRetryPolicy } from '../retry/types.js';
+import type { CircuitBreakerOptions, ToolRetryPolicy } from '../retry/types.js';
 
 /** Opens a fresh transport to the upstream server (called on first use and after it is lost). */
 export type UpstreamTransportFactory = () => Transport | Promise<Transport>;
@@ -24,6 +24,17 @@ export interface ToolFailureProxyOptions {
    * @default false
    */
   retry?: boolean | ToolRetryPolicy;
+  /**
+   * A circuit breaker per upstream tool, in the upstream's one retry engine (with or without
+   * `retry`): after `failureThreshold` consecutive reliability failures or transport errors of a
+   * tool, its calls are answered at once for `openMs` with a `reliability` / `circuit_open`
+   * failure (`retryable: true`, `retryNotBefore` at the half-open time, the proxy span's trace ID
+   * as `correlationId`) and not sent upstream; then one probe decides. Off unless set, like
+   * `retry`: see docs/proxy.md, "Circuit breaking". `true` uses the defaults; when unset, a
+   * `circuitBreaker` in the `retry` policy applies.
+   * @default false
+   */
+  circuitBreaker?: boolean | CircuitBreakerOptions;
   /** `serverInfo` announced downstream while the upstream's own is unknown (upstream down). */
   serverInfo?: { name: string; version: string };
   /** `clientInfo` the proxy sends upstream in `initialize`. */

@@ -5,12 +5,19 @@ export { withToolRetry, createToolRetry, toolCallReportOf } from './with-tool-re
 export { decide, decideOn, isIdempotent, DEFAULT_RETRY_LIMITS } from './decide.js';
 export { DEFAULT_BACKOFF } from './backoff.js';
 export { createRetryBudget } from './budget.js';
+export { createCircuitBreaker, DEFAULT_CIRCUIT_BREAKER } from './breaker.js';
+export { ATTEMPT_META_KEY } from '../tool-failure/constants.js';
 export { getToolAnnotations, refreshToolAnnotations } from '../shared/tool-annotations.js';
 export type { RetryableClient, ToolRetry, ToolRetryClient } from './with-tool-retry.js';
 export type { TokenBucketRetryBudget } from './budget.js';
+export type { CircuitAdmission, CircuitBreaker, CircuitPermit } from './breaker.js';
 export type { ToolAnnotations } from '../shared/tool-annotations.js';
 export type {
   BackoffOptions,
+  CircuitBreakerOptions,
+  CircuitOutcome,
+  CircuitState,
+  CircuitTransition,
   DecideContext,
   FailureSummary,
   GiveUpInfo,
@@ -19,6 +26,7 @@ export type {
   RetryBudgetOptions,
   RetryClock,
   RetryDecision,
+  RetryDelaySource,
   RetryEventInfo,
   RetryLimits,
   RetryReason,

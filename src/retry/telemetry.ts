@@ -9,7 +9,9 @@ import {
   type Attributes,
   type Context,
   type Counter,
+  type Meter,
   type MeterProvider,
+  type ObservableResult,
   type Span,
   type TracerProvider,
 } from '@opentelemetry/api';
@@ -19,6 +21,8 @@ import {
   ATTR_MCP_TOOL_CALL_ACTION,
   ATTR_MCP_TOOL_CALL_ATTEMPT,
   ATTR_MCP_TOOL_CALL_ATTEMPTS,
+  ATTR_MCP_TOOL_CALL_CIRCUIT_PREVIOUS_STATE,
+  ATTR_MCP_TOOL_CALL_CIRCUIT_STATE,
   ATTR_MCP_TOOL_CALL_OUTCOME,
   ATTR_MCP_TOOL_CALL_RETRY_DELAY_MS,
   ATTR_MCP_TOOL_CALL_RETRY_DELAY_SOURCE,
@@ -29,7 +33,10 @@ import {
   ATTR_MCP_TOOL_FAILURE_CORRELATION_ID,
   ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE,
   ERROR_TYPE_VALUE_TOOL_ERROR,
+  EVENT_MCP_TOOL_CALL_CIRCUIT_TRANSITION,
   EVENT_MCP_TOOL_CALL_RETRY,
+  METRIC_MCP_TOOL_CALL_CIRCUIT_STATUS,
+  METRIC_MCP_TOOL_CALL_CIRCUIT_TRANSITIONS,
   METRIC_MCP_TOOL_CALL_RETRIES,
   SCHEMA_URL,
 } from '../semconv.js';
@@ -39,7 +46,15 @@ import { DEFAULT_RATE_PER_SECOND, exceptionSignalOf } from '../shared/config.js'
 import { metricCode } from '../shared/metrics.js';
 import { emitFailureRecord, exceptionTypeOf } from '../shared/exception.js';
 import { RateBudget } from '../shared/rate-budget.js';
-import type { FailureSummary, RetryDecision, ToolCallOutcome } from './types.js';
+import type {
+  CircuitState,
+  CircuitTransition,
+  FailureSummary,
+  RetryDecision,
+  ToolCallOutcome,
+} from './types.js';
+
+const CIRCUIT_STATES: readonly CircuitState[] = Object.freeze(['closed', 'open', 'half_open']);
 import { errorTypeOf } from '../shared/error-type.js';
 
 const SCOPE_OPTIONS = { schemaUrl: SCHEMA_URL };
@@ -58,6 +73,8 @@ export interface CallEnd {
 /** Spans and metrics of the retry policy, all through `@opentelemetry/api`. */
 export class RetryTelemetry {
   private readonly retries: Counter;
+  private readonly meterProvider: MeterProvider | undefined;
+  private transitions: Counter | undefined;
   private readonly exceptionSpanEvents: boolean;
   private readonly logBudget: RateBudget;
   private readonly logger: ScopeLogger;
@@ -78,12 +95,74 @@ export class RetryTelemetry {
       (message) => diag.warn(message),
       loggerProvider,
     );
-    this.retries = (meterProvider ?? metrics.getMeterProvider())
-      .getMeter(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS)
-      .createCounter(METRIC_MCP_TOOL_CALL_RETRIES, {
+    this.meterProvider = meterProvider;
+    this.retries = this.meter().createCounter(METRIC_MCP_TOOL_CALL_RETRIES, {
         unit: '{retry}',
         description: 'Retries of logical tool calls, recorded when the logical call ends.',
       });
+  }
+
+  private meter(): Meter {
+    return (this.meterProvider ?? metrics.getMeterProvider()).getMeter(
+      PACKAGE_NAME,
+      PACKAGE_VERSION,
+      SCOPE_OPTIONS,
+    );
+  }
+
+  /**
+   * Registers the circuit instruments: `mcp.tool.call.circuit.status`, observed from `states`
+   * (held weakly: the callback goes away with the breaker), and the transition counter.
+   */
+  observeCircuits(owner: object, states: (owner: object) => Array<[string, CircuitState]>): void {
+    guard(() => {
+      const meter = this.meter();
+      this.transitions = meter.createCounter(METRIC_MCP_TOOL_CALL_CIRCUIT_TRANSITIONS, {
+        unit: '{transition}',
+        description: 'Transitions of tool circuits, by the state entered.',
+      });
+      const status = meter.createObservableUpDownCounter(METRIC_MCP_TOOL_CALL_CIRCUIT_STATUS, {
+        unit: '{circuit}',
+        description: 'Per tool and circuit state: 1 for the current state, 0 for the others.',
+      });
+      const ref = new WeakRef(owner);
+      const callback = (result: ObservableResult): void => {
+        const alive = ref.deref();
+        if (alive === undefined) {
+          status.removeCallback(callback);
+          return;
+        }
+        for (const [tool, current] of states(alive)) {
+          for (const state of CIRCUIT_STATES) {
+            result.observe(state === current ? 1 : 0, {
+              [ATTR_GEN_AI_TOOL_NAME]: tool,
+              [ATTR_MCP_TOOL_CALL_CIRCUIT_STATE]: state,
+            });
+          }
+        }
+      };
+      status.addCallback(callback);
+    });
+  }
+
+  /** Records a circuit transition: a span event on the call that caused it, and the counter. */
+  circuitTransition(span: Span, transition: CircuitTransition | undefined): void {
+    if (transition === undefined) return;
+    guard(() => {
+      span.addEvent(EVENT_MCP_TOOL_CALL_CIRCUIT_TRANSITION, {
+        [ATTR_MCP_TOOL_CALL_CIRCUIT_STATE]: transition.to,
+        [ATTR_MCP_TOOL_CALL_CIRCUIT_PREVIOUS_STATE]: transition.from,
+      });
+      this.transitions?.add(1, {
+        [ATTR_GEN_AI_TOOL_NAME]: transition.key,
+        [ATTR_MCP_TOOL_CALL_CIRCUIT_STATE]: transition.to,
+      });
+    });
+  }
+
+  /** The state of the tool's circuit once the call is over, on the call span. */
+  circuitState(span: Span, state: CircuitState): void {
+    guard(() => span.setAttribute(ATTR_MCP_TOOL_CALL_CIRCUIT_STATE, state));
   }
 
   /** Starts the INTERNAL span `mcp.tool.call {tool}` covering every attempt of a logical call. */

@@ -77,10 +77,46 @@ export type StopReason =
   /** `retryNotBefore` lies beyond the time budget: the call ends at once. */
   | 'retry_not_before_beyond_budget'
   /** The shared retry budget (throttle) refuses more retries. */
-  | 'retry_budget_exhausted';
+  | 'retry_budget_exhausted'
+  /** The tool's circuit is open and does not half-open within the time budget. */
+  | 'circuit_open';
 
 /** Why a retry was scheduled. */
 export type RetryReason = 'retryable_failure' | 'retryable_error';
+
+/** What set the delay of a retry (the values of `mcp.tool.call.retry.delay_source`). */
+export type RetryDelaySource = 'backoff' | 'retry_not_before' | 'circuit_open';
+
+/** The state of one circuit (the values of `mcp.tool.call.circuit.state`). */
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+/**
+ * What one attempt tells the breaker: `failure` for a reliability failure or a thrown error
+ * classified reliability (transport errors, timeouts), `success` for any other answer of the
+ * server (capability and governance failures included: the server works), `ignored` for an
+ * attempt the caller aborted.
+ */
+export type CircuitOutcome = 'success' | 'failure' | 'ignored';
+
+/** A change of a circuit's state. */
+export interface CircuitTransition {
+  /** The circuit's key: the tool name. */
+  key: string;
+  from: CircuitState;
+  to: CircuitState;
+}
+
+/** Thresholds of the circuit breaker (one circuit per tool of the engine). */
+export interface CircuitBreakerOptions {
+  /** Consecutive failures (see `CircuitOutcome`) that open a closed circuit. @default 5 */
+  failureThreshold?: number;
+  /** How long an open circuit refuses calls before it half-opens, in milliseconds. @default 10_000 */
+  openMs?: number;
+  /** Calls let through at a time while half-open (probes). @default 1 */
+  halfOpenProbes?: number;
+  /** Circuits kept at most (closed ones are dropped first), against unbounded tool names. @default 1000 */
+  maxCircuits?: number;
+}
 
 /** The dispatch for one received failure. */
 export type RetryDecision =
@@ -89,8 +125,11 @@ export type RetryDecision =
       /** Wait this long before the next attempt; never earlier than `retryNotBefore`. */
       delayMs: number;
       reason: RetryReason;
-      /** `retry_not_before` when the server's hint, not the backoff, set the delay. */
-      delaySource: 'backoff' | 'retry_not_before';
+      /**
+       * `retry_not_before` when the server's hint, not the backoff, set the delay;
+       * `circuit_open` when the wait for the tool's open circuit to half-open did.
+       */
+      delaySource: RetryDelaySource;
       failure: FailureSummary;
     }
   | {
@@ -140,7 +179,7 @@ export interface RetryEventInfo {
   attempt: number;
   delayMs: number;
   reason: RetryReason;
-  delaySource: 'backoff' | 'retry_not_before';
+  delaySource: RetryDelaySource;
   failure: FailureSummary;
   /** The thrown error, when `retryOnThrow` retried one. */
   error?: unknown;
@@ -195,6 +234,17 @@ export interface ToolRetryPolicy {
   retryOnThrow?: boolean | ((error: unknown) => boolean);
   /** Classifier for thrown errors when `retryOnThrow` is on. */
   classifier?: ErrorClassifier;
+  /**
+   * A circuit breaker per tool, living as long as the engine: after `failureThreshold`
+   * consecutive reliability failures or thrown errors classified reliability (never capability
+   * or governance ones), calls of that tool are not sent for `openMs`; each gets at once an
+   * `isError` result with a `reliability` / `circuit_open` failure object (`retryable: true`,
+   * `retryNotBefore` at the half-open time, `correlationId` the trace ID of the call's span).
+   * Then `halfOpenProbes` probe calls go through: a success closes it, a failure reopens it.
+   * The engine's own retries wait for the half-open time (within `maxElapsedMs`) or stop.
+   * `true` uses the defaults. @default false
+   */
+  circuitBreaker?: boolean | CircuitBreakerOptions;
   /** Called for every scheduled retry; a throwing hook is ignored. */
   onRetry?: (info: RetryEventInfo) => void;
   /** Called when a logical call ends without success; a throwing hook is ignored. */

@@ -1,5 +1,8 @@
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
 import { withAttempt } from '../shared/attempt-context.js';
+import { withAttemptMeta } from '../shared/attempt-meta.js';
+import { toolFailure } from '../tool-failure/build.js';
+import { correlationIdFor } from '../tool-failure/correlation.js';
 import { classifyError } from '../tool-failure/classify.js';
 import { summaryOfClassification } from '../tool-failure/convert.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
@@ -8,12 +11,15 @@ import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import { isExceptionSignal, isMetaKey, isRate } from '../shared/config.js';
 import { hintsOf, rememberToolList, retryHintsOf } from '../shared/tool-annotations.js';
 import { backoffDelay, resolveBackoff } from './backoff.js';
+import { createCircuitBreaker, type CircuitAdmission, type CircuitBreaker } from './breaker.js';
 import { createRetryBudget, guardedBudget } from './budget.js';
 import { DEFAULT_RETRY_LIMITS, decide, decideOn } from './decide.js';
 import { sleep, systemClock } from './sleep.js';
 import { RetryTelemetry, safeHook, type CallEnd } from './telemetry.js';
 import type {
   BackoffOptions,
+  CircuitOutcome,
+  CircuitState,
   DecideContext,
   FailureSummary,
   RetryBudget,
@@ -48,6 +54,14 @@ export type ToolRetryClient<C extends RetryableClient> = C & {
 };
 
 const REPORTS = new WeakMap<object, ToolCallReport<unknown>>();
+
+/** The results an open circuit answered with (never sent to the server). */
+const CIRCUIT_ANSWERS = new WeakSet<object>();
+
+/** Whether `result` is an open circuit's own answer, not a server's (for the proxy). */
+export function isCircuitOpenAnswer(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && CIRCUIT_ANSWERS.has(result);
+}
 
 /**
  * The report of the logical call that returned `result` through a wrapped `callTool`,
@@ -91,6 +105,8 @@ export interface ToolRetry {
   wrap<C extends RetryableClient>(client: C): ToolRetryClient<C>;
   /** Tells the engine the tools of one `tools/list` page of `client` (annotations it may use). */
   rememberToolList(client: RetryableClient, page: unknown): void;
+  /** The state of the tool's circuit now, or `undefined` when the policy has no circuit breaker. */
+  circuitState(toolName: string): CircuitState | undefined;
 }
 
 /** Creates a retry engine for `policy` (bad limits or options throw a `RangeError` here). */
@@ -99,6 +115,7 @@ export function createToolRetry(policy: ToolRetryPolicy = {}): ToolRetry {
   return {
     wrap: (client) => wrapClient(engine, client),
     rememberToolList: (client, page) => rememberToolList(client, page),
+    circuitState: (toolName) => engine.circuitState(toolName),
   };
 }
 
@@ -140,6 +157,7 @@ class ToolRetryEngine {
   private readonly random: () => number;
   private readonly telemetry: RetryTelemetry;
   private readonly metaKey: string;
+  private readonly breaker: CircuitBreaker | undefined;
 
   constructor(private readonly policy: ToolRetryPolicy) {
     this.limits = resolveLimits(policy);
@@ -160,6 +178,24 @@ class ToolRetryEngine {
       policy.exceptionSignal,
       policy.maxFailureLogsPerSecond,
     );
+    const breaker = policy.circuitBreaker;
+    if (breaker !== undefined && breaker !== false && breaker !== true && typeof breaker !== 'object')
+      throw new RangeError('circuitBreaker must be a boolean or an options object');
+    this.breaker =
+      breaker === undefined || breaker === false
+        ? undefined
+        : createCircuitBreaker(breaker === true ? undefined : breaker);
+    // The observer holds the engine weakly: a dropped engine takes its callback with it.
+    if (this.breaker !== undefined)
+      this.telemetry.observeCircuits(this, (owner) => (owner as ToolRetryEngine).circuitStates());
+  }
+
+  circuitState(toolName: string): CircuitState | undefined {
+    return this.breaker?.state(toolName, this.clock.now());
+  }
+
+  circuitStates(): Array<[string, CircuitState]> {
+    return this.breaker?.states(this.clock.now()) ?? [];
   }
 
   async listTools(client: RetryableClient, args: readonly unknown[]): Promise<unknown> {
@@ -191,16 +227,32 @@ class ToolRetryEngine {
         decision = undefined;
         failure = undefined;
         let result: unknown;
+        const admission = this.admit(span, toolName);
+        // An open circuit: the call is not sent, the caller gets the breaker's own failure.
+        const local = admission?.allowed === false;
         try {
-          result = await context.with(withAttempt(callCtx, attempt), () => callOnce(client, args));
+          result =
+            admission?.allowed === false
+              ? this.circuitOpenResult(toolName, admission, callCtx)
+              : await context.with(withAttempt(callCtx, attempt), () =>
+                  callOnce(client, argsOfAttempt(args, attempt)),
+                );
         } catch (error) {
-          if (signal?.aborted === true) throw error;
+          if (signal?.aborted === true) {
+            this.settle(span, admission, 'ignored');
+            throw error;
+          }
           const thrown = this.summarizeThrown(error);
           // Like gRPC, only server-side trouble costs budget, not e.g. invalid params.
           if (thrown.class === 'reliability') this.budget?.recordFailure();
+          this.settle(span, admission, thrown.class === 'reliability' ? 'failure' : 'success');
           const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
           decision = this.retriesThrown(error)
-            ? await this.decideThrown(client, thrown, toolName, callCtx, attempt, start, backoffMs)
+            ? this.holdForCircuit(
+                await this.decideThrown(client, thrown, toolName, callCtx, attempt, start, backoffMs),
+                toolName,
+                start,
+              )
             : undefined;
           if (decision?.action !== 'retry') {
             const outcome =
@@ -217,18 +269,26 @@ class ToolRetryEngine {
 
         if (!isErrorResult(result)) {
           this.budget?.recordSuccess();
+          this.settle(span, admission, 'success');
           end = { outcome: 'success', attempts: attempt, decision: undefined, failure: undefined };
           return this.report(result, end, ABSENT, start);
         }
         const reading = readToolFailure(result, { metaKey: this.metaKey });
         failure = reading.status === 'valid' ? reading.failure : undefined;
-        if (failure?.class === 'reliability') this.budget?.recordFailure();
+        if (!local) {
+          if (failure?.class === 'reliability') this.budget?.recordFailure();
+          this.settle(span, admission, failure?.class === 'reliability' ? 'failure' : 'success');
+        }
         const annotations =
           failure?.class === 'reliability' && failure.retryable === true
             ? await this.annotationsFor(client, toolName, callCtx)
             : undefined;
         const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
-        decision = decide(reading, this.decideContext(attempt, start, annotations, backoffMs));
+        decision = this.holdForCircuit(
+          decide(reading, this.decideContext(attempt, start, annotations, backoffMs)),
+          toolName,
+          start,
+        );
         if (decision.action !== 'retry') {
           end = {
             outcome: decision.action === 'stop' ? decision.outcome : 'failure',
@@ -252,6 +312,8 @@ class ToolRetryEngine {
       throw error;
     } finally {
       if (end !== undefined) {
+        if (this.breaker !== undefined)
+          this.telemetry.circuitState(span, this.breaker.state(toolName, this.clock.now()));
         this.telemetry.endCall(span, toolName, end);
         if (end.outcome !== 'success') {
           safeHook(this.policy.onGiveUp, {
@@ -292,12 +354,81 @@ class ToolRetryEngine {
       closed === undefined || signal === undefined
         ? (closed ?? signal)
         : AbortSignal.any([signal, closed]);
+    const waitEnds = this.clock.now() + decision.delayMs;
     await sleep(decision.delayMs, until, this.clock);
-    // A timer may fire a little early against the wall clock; the next attempt never does.
-    const notBefore = decision.failure.retryNotBefore;
+    // A timer may fire a little early against the wall clock; the next attempt never does
+    // (nor, when the wait is for an open circuit, does it reach the circuit before it half-opens).
+    const notBefore =
+      decision.delaySource === 'circuit_open' ? waitEnds : decision.failure.retryNotBefore;
     while (notBefore !== undefined && this.clock.now() < notBefore) {
       await sleep(notBefore - this.clock.now(), until, this.clock);
     }
+  }
+
+  /** Asks the breaker whether the next attempt may go out; records a transition on the span. */
+  private admit(span: Span, toolName: string): CircuitAdmission | undefined {
+    if (this.breaker === undefined) return undefined;
+    const admission = this.breaker.admit(toolName, this.clock.now());
+    this.telemetry.circuitTransition(span, admission.transition);
+    return admission;
+  }
+
+  /** Tells the breaker how an admitted attempt ended. */
+  private settle(
+    span: Span,
+    admission: CircuitAdmission | undefined,
+    outcome: CircuitOutcome,
+  ): void {
+    if (this.breaker === undefined || admission?.allowed !== true) return;
+    const transition = this.breaker.record(admission.permit, outcome, this.clock.now());
+    this.telemetry.circuitTransition(span, transition);
+  }
+
+  /**
+   * The answer of an open circuit, built like any failure of this package: `reliability` /
+   * `circuit_open`, retryable (the call was never sent), not before the half-open time, with
+   * the trace ID of the call's span as `correlationId`.
+   */
+  private circuitOpenResult(
+    toolName: string,
+    admission: CircuitAdmission & { allowed: false },
+    callCtx: Context,
+  ): unknown {
+    const retryNotBefore = Math.ceil(admission.retryAt);
+    const result = toolFailure(
+      {
+        class: 'reliability',
+        code: 'circuit_open',
+        retryable: true,
+        retryNotBefore,
+        correlationId: correlationIdFor(callCtx),
+        message: `Circuit ${admission.state === 'open' ? 'open' : 'half-open'} for tool "${toolName}" after repeated reliability failures; the call was not sent. Try again after ${new Date(retryNotBefore).toISOString()}.`,
+        agentGuidance: 'The tool is failing repeatedly; wait until retryNotBefore before calling it again.',
+      },
+      { metaKey: this.metaKey },
+    );
+    CIRCUIT_ANSWERS.add(result);
+    return result;
+  }
+
+  /**
+   * A retry that would reach the tool's circuit while it is open waits for the half-open time
+   * instead, when that lies within the time budget; otherwise the call stops there.
+   */
+  private holdForCircuit(decision: RetryDecision, toolName: string, start: number): RetryDecision {
+    if (decision.action !== 'retry' || this.breaker === undefined) return decision;
+    const now = this.clock.now();
+    const until = this.breaker.openUntil(toolName, now);
+    if (until === undefined || now + decision.delayMs >= until) return decision;
+    const wait = Math.ceil(until - now);
+    if (wait > this.limits.maxElapsedMs - Math.max(0, now - start))
+      return {
+        action: 'stop',
+        reason: 'circuit_open',
+        outcome: 'budget_exhausted',
+        failure: decision.failure,
+      };
+    return { ...decision, delayMs: wait, delaySource: 'circuit_open' };
   }
 
   private retriesThrown(error: unknown): boolean {
@@ -422,6 +553,11 @@ function closedSignal(client: RetryableClient): AbortSignal | undefined {
     controller = watch;
   }
   return controller.signal;
+}
+
+/** The call arguments of attempt `attempt`: from the second on, the params name the attempt. */
+function argsOfAttempt(args: readonly unknown[], attempt: number): readonly unknown[] {
+  return attempt < 2 ? args : [withAttemptMeta(args[0], attempt), ...args.slice(1)];
 }
 
 function callOnce(client: RetryableClient, args: readonly unknown[]): Promise<unknown> {

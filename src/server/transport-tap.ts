@@ -16,6 +16,7 @@ import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
   ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_MCP_TOOL_CALL_ATTEMPT,
   ATTR_MCP_TOOL_FAILURE_SOURCE,
   ATTR_RPC_RESPONSE_STATUS_CODE,
 } from '../semconv.js';
@@ -45,6 +46,7 @@ import {
   transportVersion,
 } from '../shared/record.js';
 import { relayed } from '../shared/relayed.js';
+import { attemptOfMeta } from '../shared/attempt-meta.js';
 import { copyWith, field, isRecord, ownString, ownValue } from '../shared/safe.js';
 import { truncate } from '../shared/truncate.js';
 import {
@@ -180,8 +182,12 @@ function startServerCall(
       parent,
     );
   setRequestAttributes(span, method, params, id, transport);
-  if (method === 'tools/call')
+  if (method === 'tools/call') {
+    // A retrying caller marks attempts after the first: the operator sees a retry as a retry.
+    const attempt = attemptOfMeta(params);
+    if (attempt !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_ATTEMPT, attempt);
     capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, params, 'arguments');
+  }
   const call: ServerCall = {
     span,
     ctx: ambient,
