@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -13,68 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { Client, McpServer } from '../helpers/mcp-v1.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { CLI, root, startCli, telemetryEnv } from './cli-process.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = 'dist/esm/cli/mcp-failure-proxy.js';
 const FIXTURE = 'test/fixtures/proxy/flaky-server.mjs';
 const TOKEN = `tok-${randomUUID()}`;
 const UPSTREAM_SECRET = `up-${randomUUID()}`;
-
-function baseEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !k.startsWith('OTEL_')) env[k] = v;
-  return env;
-}
-
-function telemetryEnv(receiver: OtlpReceiver): Record<string, string> {
-  return {
-    ...baseEnv(),
-    OTEL_SERVICE_NAME: 'mcp-failure-proxy',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_METRICS_EXPORTER: 'none',
-    OTEL_BSP_SCHEDULE_DELAY: '50',
-    OTEL_BLRP_SCHEDULE_DELAY: '50',
-  };
-}
-
-/** The CLI as a child; `listening` resolves with its URL, `exited` with its code and output. */
-function startCli(args: string[], env: Record<string, string> = baseEnv()) {
-  const child: ChildProcess = spawn(process.execPath, [CLI, ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
-  let stdout = '';
-  let stderr = '';
-  let onLine: ((url: string) => void) | undefined;
-  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    const m = /listening on (\S+)\n/.exec(stderr);
-    if (m?.[1] !== undefined) onLine?.(m[1]);
-  });
-  const exited = new Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-    stdout: string;
-    stderr: string;
-  }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
-  const listening = new Promise<string>((resolve, reject) => {
-    onLine = resolve;
-    void exited.then((out) => reject(new Error(`the CLI exited ${out.code}: ${out.stderr}`)));
-  });
-  listening.catch(() => undefined);
-  return {
-    listening,
-    exited,
-    stop: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
 
 describe('mcp-failure-proxy CLI access control', () => {
   let receiver: OtlpReceiver;
