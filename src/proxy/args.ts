@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { ProxyHttpLimits } from './http-limits.js';
+import type { CircuitBreakerOptions } from '../retry/types.js';
 
 /** The HTTP limit flags and the limit each sets (a count, or milliseconds). */
 const LIMIT_FLAGS = Object.freeze({
@@ -68,6 +69,11 @@ Options:
   --timeout MS          Longest wait for one upstream answer (default 30000)
   --connect-timeout MS  Longest wait to reach the upstream and initialize it (default 10000)
   --retry               Retry reliability failures of idempotent tools upstream (default: never)
+  --circuit-breaker     Stop calling an upstream tool that keeps failing (reliability failures,
+                        transport errors): answer reliability/circuit_open at once while its
+                        circuit is open, then let one probe through (default: off)
+  --circuit-failures N  Consecutive failures that open a tool's circuit (default 5)
+  --circuit-open-ms MS  How long a circuit stays open before a probe (default 10000)
   -h, --help            Show this help
 
 Telemetry: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER) set, the proxy starts
@@ -101,6 +107,8 @@ export interface ProxyCliOptions {
   timeoutMs: number | undefined;
   connectTimeoutMs: number | undefined;
   retry: boolean;
+  /** `--circuit-breaker`, with the thresholds given; `false` without it. */
+  circuitBreaker: CircuitBreakerOptions | false;
 }
 
 /** A usage mistake, reported in one line. */
@@ -124,6 +132,9 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
         timeout: { type: 'string' },
         'connect-timeout': { type: 'string' },
         retry: { type: 'boolean' },
+        'circuit-breaker': { type: 'boolean' },
+        'circuit-failures': { type: 'string' },
+        'circuit-open-ms': { type: 'string' },
         'allowed-hosts': { type: 'string' },
         'allowed-origins': { type: 'string' },
         'auth-token-file': { type: 'string' },
@@ -196,7 +207,29 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
     timeoutMs: millis('--timeout', values.timeout),
     connectTimeoutMs: millis('--connect-timeout', values['connect-timeout']),
     retry: values.retry === true,
+    circuitBreaker: circuitBreakerOf(values),
   };
+}
+
+/** `--circuit-breaker` and its thresholds (which need it). */
+function circuitBreakerOf(values: {
+  'circuit-breaker'?: boolean;
+  'circuit-failures'?: string;
+  'circuit-open-ms'?: string;
+}): CircuitBreakerOptions | false {
+  const failures = values['circuit-failures'];
+  const openMs = values['circuit-open-ms'];
+  if (values['circuit-breaker'] !== true) {
+    if (failures !== undefined || openMs !== undefined)
+      throw new ProxyUsageError(
+        `--${failures !== undefined ? 'circuit-failures' : 'circuit-open-ms'} needs --circuit-breaker`,
+      );
+    return false;
+  }
+  const options: CircuitBreakerOptions = {};
+  if (failures !== undefined) options.failureThreshold = count('--circuit-failures', failures);
+  if (openMs !== undefined) options.openMs = millis('--circuit-open-ms', openMs);
+  return options;
 }
 
 function limitsOf(values: Partial<Record<LimitFlag, string>>): Partial<ProxyHttpLimits> {

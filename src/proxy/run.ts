@@ -34,6 +34,7 @@ export async function runFailureProxy(options: ProxyCliOptions, io: ProxyProcess
     timeoutMs: options.timeoutMs,
     connectTimeoutMs: options.connectTimeoutMs,
     retry: options.retry,
+    circuitBreaker: options.circuitBreaker,
   });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
