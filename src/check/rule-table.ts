@@ -1,0 +1,85 @@
+/**
+ * The rule table of `check client` and `check proxy`: a tally of which rules were checked and
+ * broken, turned into the same rows `check server` prints (`RuleVerdict`). Pure.
+ */
+import type { BehaviourRule } from './behaviour-rules.js';
+import type { RuleStatus, RuleVerdict } from './server.js';
+
+const MAX_VIOLATIONS_SHOWN = 3;
+
+/** One broken rule: where (a tool, or a case) and a one-line message. */
+export interface BehaviourViolation {
+  /** The tool (check client) or the case (check proxy) it happened on. */
+  on: string;
+  message: string;
+}
+
+/** A rule's row: `RuleVerdict` with violations named by tool or case. */
+export interface BehaviourVerdict extends Omit<RuleVerdict, 'violations'> {
+  violations: BehaviourViolation[];
+}
+
+/** Counts, per rule id, the checks made and the violations found. */
+export class RuleTally {
+  private readonly checked = new Map<string, number>();
+  private readonly violations = new Map<string, BehaviourViolation[]>();
+
+  exercise(rule: BehaviourRule): void {
+    this.checked.set(rule.id, (this.checked.get(rule.id) ?? 0) + 1);
+  }
+
+  violate(rule: BehaviourRule, on: string, message: string): void {
+    const list = this.violations.get(rule.id) ?? [];
+    list.push({ on, message });
+    this.violations.set(rule.id, list);
+  }
+
+  verdict(rule: BehaviourRule): BehaviourVerdict {
+    const checked = this.checked.get(rule.id) ?? 0;
+    const violations = this.violations.get(rule.id) ?? [];
+    const status: RuleStatus =
+      violations.length > 0 ? 'fail' : checked > 0 ? 'pass' : 'not exercised';
+    return {
+      rule: rule.id,
+      level: rule.level,
+      statement: rule.statement,
+      status,
+      checked: Math.max(checked, violations.length),
+      violations,
+    };
+  }
+}
+
+/**
+ * The table as text, in the shape of `check server`'s: rule -> result, the first violations of
+ * each failed rule, then `notes` and the verdict line (`PASS` or `FAIL: <rule ids>`).
+ */
+export function formatRuleTable(
+  rules: readonly BehaviourVerdict[],
+  notes: readonly string[],
+  verdict: 'pass' | 'fail',
+  whyFailed?: string,
+): string {
+  const width = Math.max(...rules.map((r) => r.rule.length), 'rule'.length);
+  const lines: string[] = [`${'rule'.padEnd(width)}  result`];
+  for (const r of rules) {
+    const count = r.status === 'not exercised' ? '' : ` (${r.checked} checked)`;
+    lines.push(`${r.rule.padEnd(width)}  ${r.status}${count}`);
+  }
+  const failed = rules.filter((r) => r.status === 'fail');
+  if (failed.length > 0) lines.push('');
+  for (const r of failed) {
+    for (const v of r.violations.slice(0, MAX_VIOLATIONS_SHOWN))
+      lines.push(`${r.rule}: ${v.on}: ${v.message}`);
+    const more = r.violations.length - MAX_VIOLATIONS_SHOWN;
+    if (more > 0) lines.push(`${r.rule}: and ${more} more`);
+  }
+  lines.push('');
+  lines.push(...notes);
+  lines.push(
+    verdict === 'pass'
+      ? 'PASS'
+      : `FAIL: ${failed.map((r) => r.rule).join(', ') || (whyFailed ?? 'no rule was exercised')}`,
+  );
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,371 @@
+/**
+ * `mcp-failures check proxy [options] -- PROXY_COMMAND [ARGS...]`: puts a scripted upstream
+ * (src/check/scripted.ts, the cases of conformance/intermediary-cases.json and a few more) behind
+ * the intermediary under test, calls every case through it as a raw JSON-RPC client, and judges
+ * what arrived (`checkProxyOutcomes`, pure): every result's `_meta` unchanged, no failure object
+ * added or rewritten, one upstream call per client call, an own failure when the upstream's
+ * answer is not a CallToolResult. Exit codes: 0 pass, 1 a rule failed, 2 usage error, or the
+ * intermediary could not be started or reached (one line on stderr).
+ *
+ * How the intermediary finds the upstream: an argument `{upstream}` becomes the scripted
+ * upstream's command line (--upstream stdio, several words) or its URL (--upstream http); the
+ * same is in MCP_CHECK_UPSTREAM_COMMAND (JSON array) or MCP_CHECK_UPSTREAM_URL. How the checker
+ * reaches the intermediary: its stdin/stdout (--downstream stdio), or --proxy-url (--downstream
+ * http), where `{port}`, as in ARGS, is a free loopback port the checker chose.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatRuleTable } from '../check/rule-table.js';
+import { checkProxyOutcomes, type ProxyOutcome } from '../check/proxy.js';
+import {
+  createScriptedHandler,
+  proxyCases,
+  proxyScript,
+  type ProxyCase,
+  type ScriptedCall,
+} from '../check/scripted.js';
+import { isRecord } from '../shared/safe.js';
+import { PACKAGE_VERSION } from '../version.js';
+import {
+  CheckUsageError as UsageError,
+  parseCheckArgs,
+  parseTimeout,
+  stringOption,
+} from './check-client-args.js';
+import { ChildStartError, startChild, substitute, type StartedChild } from './check-client-run.js';
+import { startScriptedHttp, type ScriptedHttpServer } from './check-client-serve.js';
+import { httpWire, stdioWire, type WireSession } from './check-proxy-wire.js';
+
+/** What the command needs from the outside world besides child processes and sockets. */
+export interface CheckProxyIo {
+  /** The command line that runs `mcp-failures` itself (node and the script). */
+  self: readonly string[];
+  /** Path of conformance/intermediary-cases.json. */
+  vectors: string;
+  writeFile(path: string, text: string): Promise<void>;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Exit codes, as for check server. */
+export const CHECK_PROXY_EXIT = Object.freeze({ pass: 0, fail: 1, error: 2 });
+
+/** The environment variables an intermediary under test may read. */
+export const PROXY_ENV = Object.freeze({
+  upstreamCommand: 'MCP_CHECK_UPSTREAM_COMMAND',
+  upstreamUrl: 'MCP_CHECK_UPSTREAM_URL',
+});
+
+export const CHECK_PROXY_USAGE = `Usage: mcp-failures check proxy [options] -- PROXY_COMMAND [ARGS...]
+
+Starts the intermediary under test in front of a scripted upstream whose results carry assorted
+_meta (valid and invalid failure objects, unknown keys, nested values, Unicode; the cases of
+conformance/intermediary-cases.json), calls every case through it and checks that each result
+arrives unchanged (its _meta serialised identically), that nothing is added, rewritten or
+retried, and that a non-result upstream answer becomes a failure object of the intermediary's own.
+
+Where the upstream is, for the intermediary:
+  {upstream}        in ARGS: the scripted upstream's command line (--upstream stdio, several
+                    words) or its URL (--upstream http); also $${PROXY_ENV.upstreamCommand}
+                    (JSON array) or $${PROXY_ENV.upstreamUrl}
+Options:
+  --upstream T      stdio (default: the intermediary starts the upstream) or http (the checker
+                    serves it on 127.0.0.1)
+  --downstream T    stdio (default: the checker speaks on the intermediary's stdin/stdout) or
+                    http (the checker connects to --proxy-url)
+  --proxy-url URL   With --downstream http (default http://127.0.0.1:{port}/mcp); {port} here
+                    and in ARGS is a free loopback port chosen by the checker
+  --report FILE     Also write the report as JSON to FILE
+  --timeout MS      Time to reach the intermediary and for each request (default 10000)
+  -h, --help        Show this help
+
+Examples:
+  mcp-failures check proxy -- mcp-failure-proxy --stdio -- {upstream}
+  mcp-failures check proxy --upstream http --downstream http \\
+    -- mcp-failure-proxy --listen 127.0.0.1:{port} --upstream-url {upstream}
+
+Exit status: 0 every exercised rule passed, 1 a rule failed, 2 usage error, or the intermediary
+could not be started or reached.
+`;
+
+/** The intermediary could not be started or reached; one line. */
+class ReachError extends Error {}
+
+interface Options {
+  upstream: 'stdio' | 'http';
+  downstream: 'stdio' | 'http';
+  proxyUrl: string;
+  command: string;
+  args: string[];
+  report: string | undefined;
+  timeoutMs: number;
+}
+
+function transportOption(value: string | undefined, name: string): 'stdio' | 'http' {
+  const v = value ?? 'stdio';
+  if (v !== 'stdio' && v !== 'http')
+    throw new UsageError(`--${name} must be stdio or http, got '${v}'`);
+  return v;
+}
+
+function parseOptions(argv: readonly string[]): Options | 'help' {
+  const parsed = parseCheckArgs(argv, 'proxy', [
+    'upstream',
+    'downstream',
+    'proxy-url',
+    'report',
+    'timeout',
+  ]);
+  if (parsed.values.help === true) return 'help';
+  const downstream = transportOption(stringOption(parsed, 'downstream'), 'downstream');
+  const proxyUrl = stringOption(parsed, 'proxy-url');
+  if (proxyUrl !== undefined && downstream !== 'http')
+    throw new UsageError('--proxy-url goes with --downstream http');
+  const [program, ...args] = parsed.command;
+  if (program === undefined || program === '')
+    throw new UsageError('give the intermediary to run: -- PROXY_COMMAND [ARGS...]');
+  return {
+    upstream: transportOption(stringOption(parsed, 'upstream'), 'upstream'),
+    downstream,
+    proxyUrl: proxyUrl ?? 'http://127.0.0.1:{port}/mcp',
+    command: program,
+    args,
+    report: stringOption(parsed, 'report'),
+    timeoutMs: parseTimeout(stringOption(parsed, 'timeout'), 10_000),
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function firstLineOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n', 1)[0] ?? '';
+}
+
+function readCalls(path: string): ScriptedCall[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as ScriptedCall);
+}
+
+function loadCases(path: string): ProxyCase[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ReachError(`cannot read the intermediary cases ${path}: ${firstLineOf(error)}`);
+  }
+  return proxyCases(isRecord(doc) && Array.isArray(doc.cases) ? doc.cases : []);
+}
+
+const INITIALIZE = {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 'mcp-failures-check-proxy', version: PACKAGE_VERSION },
+};
+
+/** Initializes over `session`, retrying while an HTTP intermediary is still starting. */
+async function initialize(
+  session: WireSession,
+  child: StartedChild,
+  retryUntil: number | undefined,
+): Promise<void> {
+  for (;;) {
+    const answer = await session.request('initialize', INITIALIZE);
+    if (answer.kind === 'result') break;
+    const exited = child.child.exitCode !== null || child.child.signalCode !== null;
+    const detail =
+      answer.kind === 'rpc-error'
+        ? `JSON-RPC error ${answer.code} ${answer.message}`
+        : answer.detail;
+    if (
+      retryUntil === undefined ||
+      Date.now() > retryUntil ||
+      exited ||
+      answer.kind === 'rpc-error'
+    ) {
+      const said =
+        child.lastStderrLine() === '' ? '' : ` (intermediary stderr: ${child.lastStderrLine()})`;
+      throw new ReachError(`no answer to initialize from the intermediary: ${detail}${said}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await session.notify('notifications/initialized');
+}
+
+/** Runs `mcp-failures check proxy ...` (argv from `check` on); resolves with the exit code. */
+export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): Promise<number> {
+  let http: ScriptedHttpServer | undefined;
+  let dir: string | undefined;
+  let child: StartedChild | undefined;
+  try {
+    const options = parseOptions(argv);
+    if (options === 'help') {
+      io.stdout(CHECK_PROXY_USAGE);
+      return CHECK_PROXY_EXIT.pass;
+    }
+    const cases = loadCases(io.vectors);
+    const env: Record<string, string> = {};
+    const words: Record<string, readonly string[]> = {};
+    const text: Record<string, string> = {};
+    let calls: ScriptedCall[] = [];
+    let log: string | undefined;
+    if (options.upstream === 'http') {
+      http = await startScriptedHttp(
+        createScriptedHandler(proxyScript(cases), (c) => calls.push(c)),
+      );
+      env[PROXY_ENV.upstreamUrl] = http.url;
+      text.upstream = http.url;
+    } else {
+      dir = mkdtempSync(join(tmpdir(), 'mcp-check-proxy-'));
+      log = join(dir, 'calls.jsonl');
+      const command = [
+        ...io.self,
+        'check',
+        'serve-scripted',
+        '--script',
+        'proxy',
+        '--vectors',
+        io.vectors,
+        '--log',
+        log,
+      ];
+      env[PROXY_ENV.upstreamCommand] = JSON.stringify(command);
+      words['{upstream}'] = command;
+    }
+    let proxyUrl: string | undefined;
+    if (options.downstream === 'http') {
+      text.port = String(await freePort());
+      proxyUrl = substitute([options.proxyUrl], {}, text)[0];
+    }
+    const args = substitute(options.args, words, text);
+    let session: WireSession;
+    let lost: ((detail: string) => void) | undefined;
+    if (options.downstream === 'stdio') {
+      let onLine: (line: string) => void = () => undefined;
+      child = startChild(options.command, args, env, {
+        stdin: 'pipe',
+        timeoutMs: 600_000,
+        onLine: (line) => onLine(line),
+      });
+      const stdin = child.child.stdin;
+      stdin?.on('error', () => undefined);
+      const wire = stdioWire((line) => stdin?.write(line), options.timeoutMs);
+      onLine = wire.onLine;
+      lost = wire.lost;
+      session = wire.session;
+    } else {
+      child = startChild(options.command, args, env, { stdin: 'ignore', timeoutMs: 600_000 });
+      session = httpWire(proxyUrl ?? '', options.timeoutMs);
+    }
+    const started = child;
+    const startFailed = started.ended.then(
+      (run) => {
+        lost?.('the intermediary exited');
+        return run;
+      },
+      (error: unknown) => {
+        lost?.('the intermediary could not start');
+        throw error;
+      },
+    );
+    try {
+      await Promise.race([
+        initialize(
+          session,
+          started,
+          options.downstream === 'http' ? Date.now() + options.timeoutMs : undefined,
+        ),
+        startFailed.then((run) => {
+          const said =
+            run.lastStderrLine === '' ? '' : ` (intermediary stderr: ${run.lastStderrLine})`;
+          throw new ReachError(
+            `the intermediary exited with ${run.code === null ? `signal ${run.signal ?? '?'}` : `code ${run.code}`} before initialize${said}`,
+          );
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof ChildStartError) throw new ReachError(error.message);
+      throw error;
+    }
+    const listing = await session.request('tools/list', {});
+    const listed =
+      listing.kind === 'result' && isRecord(listing.result) && Array.isArray(listing.result.tools)
+        ? listing.result.tools.filter(isRecord).map((t) => t.name)
+        : [];
+    const answers: { case: string; answer: ProxyOutcome['answer'] }[] = [];
+    for (const c of cases) {
+      answers.push({
+        case: c.id,
+        answer: await session.request('tools/call', { name: c.id, arguments: {} }),
+      });
+    }
+    if (log !== undefined) calls = readCalls(log);
+    const outcomes: ProxyOutcome[] = answers.map((a) => ({
+      ...a,
+      upstreamCalls: calls.filter((call) => call.tool === a.case).length,
+    }));
+    const report = checkProxyOutcomes(cases, outcomes);
+    const unlisted = cases.map((c) => c.id).filter((id) => !listed.includes(id));
+    const notes = [
+      `${cases.length} cases through the intermediary (upstream over ${options.upstream}, client over ${options.downstream}); ${calls.length} tools/call requests reached the upstream`,
+    ];
+    if (unlisted.length > 0)
+      notes.push(
+        `tools/list through the intermediary lacked ${unlisted.length} of ${cases.length} tools`,
+      );
+    io.stdout(formatRuleTable(report.rules, notes, report.verdict, 'no case was played'));
+    if (options.report !== undefined) {
+      const json = {
+        upstream: options.upstream,
+        downstream: options.downstream,
+        command: [options.command, ...args],
+        ...report,
+        outcomes,
+        sent: Object.fromEntries(cases.map((c) => [c.id, c.result])),
+      };
+      try {
+        await io.writeFile(options.report, `${JSON.stringify(json, null, 2)}\n`);
+      } catch (error) {
+        io.stderr(
+          `mcp-failures: cannot write the report ${options.report}: ${firstLineOf(error)}\n`,
+        );
+        return CHECK_PROXY_EXIT.error;
+      }
+    }
+    return report.verdict === 'pass' ? CHECK_PROXY_EXIT.pass : CHECK_PROXY_EXIT.fail;
+  } catch (error) {
+    if (error instanceof UsageError)
+      io.stderr(`mcp-failures: ${error.message} (mcp-failures check proxy --help for usage)\n`);
+    else if (error instanceof ReachError) io.stderr(`mcp-failures: ${error.message}\n`);
+    else io.stderr(`mcp-failures: unexpected error: ${firstLineOf(error)}\n`);
+    return CHECK_PROXY_EXIT.error;
+  } finally {
+    if (child !== undefined) {
+      child.child.stdin?.end();
+      child.stop();
+      await child.ended.catch(() => undefined);
+    }
+    await http?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
+}
