@@ -239,10 +239,7 @@ function upstreamEngine(
   });
 }
 
-function upstreamClientOf(
-  link: UpstreamLink,
-  retry: ToolRetry | undefined,
-): UpstreamClient {
+function upstreamClientOf(link: UpstreamLink, retry: ToolRetry | undefined): UpstreamClient {
   const adapter: UpstreamClient['adapter'] = {
     callTool: (p, requestOptions) => link.request('tools/call', p, requestOptions),
     listTools: (p) => link.request('tools/list', p ?? {}),

@@ -47,7 +47,11 @@ export interface CircuitBreaker {
   /** Whether a call of `key` may go out at `now` (moves an open circuit past its cool-down to half-open). */
   admit(key: string, now: number): CircuitAdmission;
   /** Ends an admitted call; returns the transition it caused, if any. */
-  record(permit: CircuitPermit, outcome: CircuitOutcome, now: number): CircuitTransition | undefined;
+  record(
+    permit: CircuitPermit,
+    outcome: CircuitOutcome,
+    now: number,
+  ): CircuitTransition | undefined;
   /** The state of `key` at `now` (`closed` for a key never seen); changes nothing. */
   state(key: string, now: number): CircuitState;
   /** Until when `key` is open (epoch milliseconds), or `undefined` when it is not open at `now`. */
@@ -84,8 +88,7 @@ export function resolveCircuitBreaker(
 
 /** Creates the breaker state machine for `options` (see `CircuitBreaker`). */
 export function createCircuitBreaker(options?: CircuitBreakerOptions): CircuitBreaker {
-  const { failureThreshold, openMs, halfOpenProbes, maxCircuits } =
-    resolveCircuitBreaker(options);
+  const { failureThreshold, openMs, halfOpenProbes, maxCircuits } = resolveCircuitBreaker(options);
   // Only keys that ever failed are kept; closed ones go first when the table is full.
   const circuits = new Map<string, Circuit>();
 
@@ -128,7 +131,11 @@ export function createCircuitBreaker(options?: CircuitBreakerOptions): CircuitBr
     admit(key, now) {
       const c = circuits.get(key);
       if (c === undefined || c.state === 'closed')
-        return { allowed: true, permit: { key, probe: false, epoch: c?.epoch ?? 0 }, transition: undefined };
+        return {
+          allowed: true,
+          permit: { key, probe: false, epoch: c?.epoch ?? 0 },
+          transition: undefined,
+        };
       let transition: CircuitTransition | undefined;
       if (c.state === 'open') {
         const halfOpenAt = c.openedAt + openMs;

@@ -97,9 +97,9 @@ export class RetryTelemetry {
     );
     this.meterProvider = meterProvider;
     this.retries = this.meter().createCounter(METRIC_MCP_TOOL_CALL_RETRIES, {
-        unit: '{retry}',
-        description: 'Retries of logical tool calls, recorded when the logical call ends.',
-      });
+      unit: '{retry}',
+      description: 'Retries of logical tool calls, recorded when the logical call ends.',
+    });
   }
 
   private meter(): Meter {

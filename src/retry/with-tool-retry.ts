@@ -179,7 +179,12 @@ class ToolRetryEngine {
       policy.maxFailureLogsPerSecond,
     );
     const breaker = policy.circuitBreaker;
-    if (breaker !== undefined && breaker !== false && breaker !== true && typeof breaker !== 'object')
+    if (
+      breaker !== undefined &&
+      breaker !== false &&
+      breaker !== true &&
+      typeof breaker !== 'object'
+    )
       throw new RangeError('circuitBreaker must be a boolean or an options object');
     this.breaker =
       breaker === undefined || breaker === false
@@ -249,7 +254,15 @@ class ToolRetryEngine {
           const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
           decision = this.retriesThrown(error)
             ? this.holdForCircuit(
-                await this.decideThrown(client, thrown, toolName, callCtx, attempt, start, backoffMs),
+                await this.decideThrown(
+                  client,
+                  thrown,
+                  toolName,
+                  callCtx,
+                  attempt,
+                  start,
+                  backoffMs,
+                ),
                 toolName,
                 start,
               )
@@ -403,7 +416,8 @@ class ToolRetryEngine {
         retryNotBefore,
         correlationId: correlationIdFor(callCtx),
         message: `Circuit ${admission.state === 'open' ? 'open' : 'half-open'} for tool "${toolName}" after repeated reliability failures; the call was not sent. Try again after ${new Date(retryNotBefore).toISOString()}.`,
-        agentGuidance: 'The tool is failing repeatedly; wait until retryNotBefore before calling it again.',
+        agentGuidance:
+          'The tool is failing repeatedly; wait until retryNotBefore before calling it again.',
       },
       { metaKey: this.metaKey },
     );
