@@ -278,7 +278,7 @@ export const EXTRA_PROXY_CASES: readonly ProxyCase[] = Object.freeze([
       _meta: {
         'org.example/b': 2,
         'org.example/a': 1,
-        progressToken: 'not-a-progress-token',
+        'org.example/progress': 'not-a-progress-token',
         [TOOL_FAILURE_META_KEY]: {
           class: 'governance',
           code: 'policy_blocked',
