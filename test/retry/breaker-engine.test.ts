@@ -109,7 +109,7 @@ describe('withToolRetry() with circuitBreaker', () => {
   it('transport errors (thrown, classified reliability) open it', async () => {
     let sent = 0;
     const broken = {
-      callTool: async (): Promise<never> => {
+      callTool: async (_params: { name: string }): Promise<never> => {
         sent += 1;
         throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
       },
