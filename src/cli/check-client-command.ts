@@ -189,7 +189,10 @@ export async function runCheckClient(argv: readonly string[], io: CheckClientIo)
       ];
       env[CLIENT_ENV.serverCommand] = JSON.stringify(serverCommand);
     }
-    const args = substitute(options.args, { '{server}': serverCommand }, { url });
+    const args =
+      options.transport === 'http'
+        ? substitute(options.args, {}, { url })
+        : substitute(options.args, { '{server}': serverCommand }, {});
     const child = startChild(options.command, args, env, {
       stdin: 'ignore',
       timeoutMs: options.timeoutMs,

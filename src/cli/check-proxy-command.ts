@@ -217,6 +217,7 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
   let http: ScriptedHttpServer | undefined;
   let dir: string | undefined;
   let child: StartedChild | undefined;
+  let lost: ((detail: string) => void) | undefined;
   try {
     const options = parseOptions(argv);
     if (options === 'help') {
@@ -259,7 +260,6 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
     }
     const args = substitute(options.args, words, text);
     let session: WireSession;
-    let lost: ((detail: string) => void) | undefined;
     if (options.downstream === 'stdio') {
       let onLine: (line: string) => void = () => undefined;
       child = startChild(options.command, args, env, {
@@ -278,16 +278,13 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
       session = httpWire(proxyUrl ?? '', options.timeoutMs);
     }
     const started = child;
-    const startFailed = started.ended.then(
-      (run) => {
-        lost?.('the intermediary exited');
-        return run;
-      },
-      (error: unknown) => {
-        lost?.('the intermediary could not start');
-        throw error;
-      },
-    );
+    // Before initialize answered, the race below names why the intermediary is gone; after it,
+    // the requests still waiting end at once instead of at their timeouts.
+    let initialized = false;
+    const startFailed = started.ended.then((run) => {
+      if (initialized) lost?.('the intermediary exited');
+      return run;
+    });
     try {
       await Promise.race([
         initialize(
@@ -307,6 +304,7 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
       if (error instanceof ChildStartError) throw new ReachError(error.message);
       throw error;
     }
+    initialized = true;
     const listing = await session.request('tools/list', {});
     const listed =
       listing.kind === 'result' && isRecord(listing.result) && Array.isArray(listing.result.tools)
@@ -360,6 +358,8 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
     else io.stderr(`mcp-failures: unexpected error: ${firstLineOf(error)}\n`);
     return CHECK_PROXY_EXIT.error;
   } finally {
+    // Requests still waiting end now, their timers with them.
+    lost?.('the check ended');
     if (child !== undefined) {
       child.child.stdin?.end();
       child.stop();
