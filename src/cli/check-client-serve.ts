@@ -120,15 +120,13 @@ async function handle(
   try {
     message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
-    res
-      .writeHead(400, { 'content-type': 'application/json' })
-      .end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32700, message: 'Parse error' },
-        }),
-      );
+    res.writeHead(400, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error' },
+      }),
+    );
     return;
   }
   const responses = answerAll(handler, message);
