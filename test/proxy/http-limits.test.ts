@@ -338,6 +338,30 @@ describe('HTTP limits', () => {
     expect((await post(url, INIT)).status).toBe(200);
   });
 
+  it('a keep-alive connection older than the timeouts: its next request is timed from its own first byte', async () => {
+    // Node's own timers count from the connection's start (nodejs/node#58140): a body a moment
+    // behind its head on an old connection would get 408. The proxy's own clock does not.
+    const url = await start({ limits: { headersTimeoutMs: 300, requestTimeoutMs: 600 } });
+    const raw = rawSocket(url);
+    const body = JSON.stringify(INIT);
+    const head =
+      `POST /mcp HTTP/1.1\r\nHost: ${new URL(url).host}\r\ncontent-type: application/json\r\n` +
+      `accept: application/json, text/event-stream\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`;
+    let data = '';
+    raw.socket.on('data', (d: Buffer) => (data += d.toString()));
+    raw.socket.write(`${head}\r\n${body}`);
+    await new Promise((r) => setTimeout(r, 900));
+    expect(data).toMatch(/^HTTP\/1\.1 200 /);
+    data = '';
+    // Its head complete, its body 200 ms later: well inside requestTimeoutMs of this request.
+    raw.socket.write(`${head}\r\n`);
+    await new Promise((r) => setTimeout(r, 200));
+    raw.socket.write(body);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(data).toMatch(/^HTTP\/1\.1 200 /);
+    raw.socket.destroy();
+  });
+
   it('bytes that are not HTTP get 400 with a JSON-RPC body', async () => {
     const url = await start({});
     const raw = rawSocket(url);
