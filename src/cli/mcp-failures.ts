@@ -60,7 +60,7 @@ run.then(
     // The lookup usage is the top-level help; the second command is one line under it.
     if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))
       process.stdout.write(
-        '\nAlso: mcp-failures check server|client|proxy ...: see mcp-failures check server --help (and client, proxy)\n',
+        '\nAlso: mcp-failures check server|client|proxy, black-box conformance checks: see mcp-failures check server --help, check client --help, check proxy --help\n',
       );
     process.exitCode = code;
   },

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_CLIENT_EXIT, runCheckClient } from '../../src/cli/check-client-command.js';
+import { runServeScripted } from '../../src/cli/check-client-serve.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'dist', 'esm', 'cli', 'mcp-failures.js');
@@ -231,5 +232,25 @@ describe('mcp-failures check client: usage (in-process)', () => {
     expect(out.stdout).toMatch(/MCP_CHECK_SERVER_COMMAND/);
     expect(out.stdout).toMatch(/MCP_CHECK_SERVER_URL/);
     expect(out.stdout).toMatch(/\{"tool": NAME, "result": RESULT\}/);
+  });
+});
+
+describe('mcp-failures check serve-scripted (in-process)', () => {
+  it.each([
+    [
+      ['check', 'serve-scripted', '--script', 'nope'],
+      /--script must be client or proxy, got 'nope'/,
+    ],
+    [['check', 'serve-scripted', '--script', 'proxy'], /--script proxy needs --vectors FILE/],
+    [['check', 'serve-scripted', '--bogus'], /Unknown option '--bogus'/],
+  ])('%j exits 2 with one line', async (argv, message) => {
+    let stderr = '';
+    const code = await runServeScripted(argv, {
+      stdout: () => undefined,
+      stderr: (t) => void (stderr += t),
+    });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 });
