@@ -246,3 +246,18 @@ describe('rule ids', () => {
       expect(doc, rule.id).toMatch(new RegExp(`^\\|.*\\| \`${rule.id}\` \\|`, 'm'));
   });
 });
+
+describe('docs/conformance-kit.md', () => {
+  const kit = readFileSync(new URL('../../docs/conformance-kit.md', import.meta.url), 'utf8');
+
+  it('lists every tool of the client script, the retryNotBefore lead and the tolerance', () => {
+    for (const tool of tools) expect(kit, tool.name).toContain(`\`${tool.name}\``);
+    expect(kit).toContain(`\`retryNotBefore\` ${NOT_BEFORE_MS} ms ahead`);
+    expect(kit).toContain(`${NOT_BEFORE_TOLERANCE_MS} ms are allowed`);
+  });
+
+  it('names every client and intermediary rule the checkers report', () => {
+    for (const rule of [...Object.values(CLIENT_RULES), ...Object.values(PROXY_RULES)])
+      expect(kit, rule.id).toContain(`\`${rule.id}\``);
+  });
+});
