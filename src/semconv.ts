@@ -36,7 +36,6 @@ export const ATTR_NETWORK_TRANSPORT = 'network.transport';
 export const ATTR_NETWORK_PROTOCOL_NAME = 'network.protocol.name';
 export const ATTR_SERVER_ADDRESS = 'server.address';
 export const ATTR_SERVER_PORT = 'server.port';
-export const ATTR_HTTP_RESPONSE_STATUS_CODE = 'http.response.status_code';
 
 // --- This package: tool failures (mcp.tool.failure.*) ---
 /** Failure class: capability, reliability or governance. */
@@ -136,5 +135,7 @@ export const LOG_ATTR_EXCEPTION_MESSAGE = 'exception.message';
 export const LOG_ATTR_EXCEPTION_STACKTRACE = 'exception.stacktrace';
 /** Not in the registry: the cause chain of a thrown error, formatted. */
 export const LOG_ATTR_EXCEPTION_CAUSE = 'exception.cause';
+/** The HTTP status of a refusal, on `mcp.proxy.refused_requests` (stable HTTP conventions). */
+export const METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE = 'http.response.status_code';
 /** The SDK's attribute for a metric stream beyond its cardinality limit. */
 export const METRIC_ATTR_OTEL_METRIC_OVERFLOW = 'otel.metric.overflow';

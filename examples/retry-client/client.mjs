@@ -75,14 +75,23 @@ check(
   logical.events.some((e) => e.name === 'mcp.tool.call.retry'),
   'no mcp.tool.call.retry event on the logical span',
 );
-const attempts = spans.filter(
-  (s) =>
-    s.name === 'tools/call search_flights' &&
-    s.spanContext().traceId === logical.spanContext().traceId &&
-    s.attributes['mcp.tool.call.attempt'] !== undefined,
-);
+const inTrace = (s) =>
+  s.name === 'tools/call search_flights' &&
+  s.spanContext().traceId === logical.spanContext().traceId &&
+  s.attributes['mcp.tool.call.attempt'] !== undefined;
+const CLIENT = 2;
+const SERVER = 1;
+const attempts = spans.filter((s) => inTrace(s) && s.kind === CLIENT);
 check(attempts.length === 2, `expected 2 attempt spans, got ${attempts.length}`);
-console.log(`trace ${logical.spanContext().traceId}: 1 logical call, 2 attempts, 1 retry event`);
+// The second attempt carries _meta["dev.omcp/attempt"]: 2, so the server's span says it too.
+const serverRetry = spans.find((s) => inTrace(s) && s.kind === SERVER);
+check(
+  serverRetry?.attributes['mcp.tool.call.attempt'] === 2,
+  'the server span of the retry does not record attempt 2',
+);
+console.log(
+  `trace ${logical.spanContext().traceId}: 1 logical call, 2 attempts, 1 retry event; the server saw attempt 2`,
+);
 
 await client.close();
 console.log('OK retry-client');

@@ -81,6 +81,29 @@ OpenTelemetry with this package's instrumentation; its spans join the caller's t
 Exit status: 0 clean shutdown, 1 serving failed, 2 usage error or refused configuration.
 `;
 
+/** Every option of the command line (each one is listed in `PROXY_USAGE`, a test checks). */
+export const PROXY_OPTIONS = {
+  stdio: { type: 'boolean' },
+  listen: { type: 'string' },
+  'upstream-url': { type: 'string' },
+  timeout: { type: 'string' },
+  'connect-timeout': { type: 'string' },
+  retry: { type: 'boolean' },
+  'circuit-breaker': { type: 'boolean' },
+  'circuit-failures': { type: 'string' },
+  'circuit-open-ms': { type: 'string' },
+  'allowed-hosts': { type: 'string' },
+  'allowed-origins': { type: 'string' },
+  'auth-token-file': { type: 'string' },
+  'auth-token-env': { type: 'string' },
+  'allow-unauthenticated': { type: 'boolean' },
+  'upstream-header-file': { type: 'string' },
+  'upstream-header-env': { type: 'string' },
+  stateless: { type: 'boolean' },
+  ...LIMIT_OPTIONS,
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 /** Where a secret is read from: never the command line itself. */
 export type SecretSource = { from: 'file'; path: string } | { from: 'env'; name: string };
 
@@ -125,27 +148,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
       args: own,
       strict: true,
       allowPositionals: false,
-      options: {
-        stdio: { type: 'boolean' },
-        listen: { type: 'string' },
-        'upstream-url': { type: 'string' },
-        timeout: { type: 'string' },
-        'connect-timeout': { type: 'string' },
-        retry: { type: 'boolean' },
-        'circuit-breaker': { type: 'boolean' },
-        'circuit-failures': { type: 'string' },
-        'circuit-open-ms': { type: 'string' },
-        'allowed-hosts': { type: 'string' },
-        'allowed-origins': { type: 'string' },
-        'auth-token-file': { type: 'string' },
-        'auth-token-env': { type: 'string' },
-        'allow-unauthenticated': { type: 'boolean' },
-        'upstream-header-file': { type: 'string' },
-        'upstream-header-env': { type: 'string' },
-        stateless: { type: 'boolean' },
-        ...LIMIT_OPTIONS,
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: PROXY_OPTIONS,
     }));
   } catch (error) {
     // Node's parser explains some mistakes over several lines; the first one says what is wrong.

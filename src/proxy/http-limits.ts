@@ -5,7 +5,7 @@
 import { metrics, type Counter, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
-  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE,
   METRIC_MCP_PROXY_ACTIVE_SESSIONS,
   METRIC_MCP_PROXY_EXPIRED_SESSIONS,
   METRIC_MCP_PROXY_REFUSED_REQUESTS,
@@ -171,7 +171,7 @@ export class HttpEndpointMetrics {
   refusal(reason: RefusalReason): void {
     this.refused.add(1, {
       [ATTR_ERROR_TYPE]: reason,
-      [ATTR_HTTP_RESPONSE_STATUS_CODE]: REFUSALS[reason].status,
+      [METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE]: REFUSALS[reason].status,
     });
   }
 

@@ -65,7 +65,7 @@ const examples: Array<{ name: string; args: string[]; output: Array<string | Reg
       'book_flight: stop after 1 attempt(s) (failure) - gave up (not_idempotent)',
       'read_calendar: ask_user after 1 attempt(s)',
       'export_itinerary_pdf: change_plan after 1 attempt(s)',
-      '1 logical call, 2 attempts, 1 retry event',
+      '1 logical call, 2 attempts, 1 retry event; the server saw attempt 2',
       'OK retry-client',
     ],
   },
