@@ -16,7 +16,7 @@
  *   `{"tool": NAME, "result": CALL_TOOL_RESULT}`, then exit.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkClientSession, type ClientCheckReport, type PrintedResult } from '../check/client.js';
@@ -35,7 +35,7 @@ import {
   stringOption,
 } from './check-client-args.js';
 import { ChildStartError, startChild, substitute } from './check-client-run.js';
-import { startScriptedHttp, type ScriptedHttpServer } from './check-client-serve.js';
+import { readCallLog, startScriptedHttp, type ScriptedHttpServer } from './check-client-serve.js';
 
 /** What the command needs from the outside world besides child processes. */
 export interface CheckClientIo {
@@ -124,19 +124,6 @@ export function printedResults(lines: readonly string[]): PrintedResult[] {
   return out;
 }
 
-function readCalls(path: string): ScriptedCall[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as ScriptedCall);
-}
-
 function firstLineOf(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n', 1)[0] ?? '';
@@ -212,7 +199,7 @@ export async function runCheckClient(argv: readonly string[], io: CheckClientIo)
       io.stderr(`mcp-failures: the client did not finish within ${options.timeoutMs} ms${said}\n`);
       return CHECK_CLIENT_EXIT.error;
     }
-    if (options.transport === 'stdio') calls = readCalls(log);
+    if (options.transport === 'stdio') calls = readCallLog(log);
     const printed = printedResults(run.stdoutLines);
     const report = checkClientSession(tools, calls, printed);
     const notes = [

@@ -14,6 +14,7 @@ import {
   createScriptedHandler,
   proxyCases,
   proxyScript,
+  type ProxyCase,
   type ScriptedCall,
   type ScriptedHandler,
   type ScriptedTool,
@@ -147,6 +148,12 @@ tools/call is appended to --log FILE as one JSON line. Started by check client a
 run it by hand to try a client against the script.
 `;
 
+/** The cases of `check proxy`, from conformance/intermediary-cases.json at `path`; throws if unreadable. */
+export function loadProxyCases(path: string): ProxyCase[] {
+  const doc: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  return proxyCases(isRecord(doc) && Array.isArray(doc.cases) ? doc.cases : []);
+}
+
 /** The script a `serve-scripted` command line names; throws a one-line Error when it cannot. */
 export function scriptedToolsOf(
   script: string | undefined,
@@ -156,9 +163,7 @@ export function scriptedToolsOf(
   if (script === 'client') return clientScript(runId);
   if (script === 'proxy') {
     if (vectors === undefined) throw new Error('--script proxy needs --vectors FILE');
-    const doc: unknown = JSON.parse(readFileSync(vectors, 'utf8'));
-    const cases = isRecord(doc) && Array.isArray(doc.cases) ? doc.cases : [];
-    return proxyScript(proxyCases(cases));
+    return proxyScript(loadProxyCases(vectors));
   }
   throw new Error(`--script must be client or proxy, got '${script ?? ''}'`);
 }
@@ -198,4 +203,24 @@ export async function runServeScripted(
   };
   await serveStdio(createScriptedHandler(tools, onCall), process.stdin, (line) => io.stdout(line));
   return 0;
+}
+
+/** The calls a `serve-scripted --log FILE` process recorded; none when it never started. */
+export function readCallLog(path: string): ScriptedCall[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  const calls: ScriptedCall[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      calls.push(JSON.parse(line) as ScriptedCall);
+    } catch {
+      // a line cut short when the process was killed mid-write
+    }
+  }
+  return calls;
 }

@@ -13,7 +13,7 @@
  * reaches the intermediary: its stdin/stdout (--downstream stdio), or --proxy-url (--downstream
  * http), where `{port}`, as in ARGS, is a free loopback port the checker chose.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +21,6 @@ import { formatRuleTable } from '../check/rule-table.js';
 import { checkProxyOutcomes, type ProxyOutcome } from '../check/proxy.js';
 import {
   createScriptedHandler,
-  proxyCases,
   proxyScript,
   type ProxyCase,
   type ScriptedCall,
@@ -35,7 +34,12 @@ import {
   stringOption,
 } from './check-client-args.js';
 import { ChildStartError, startChild, substitute, type StartedChild } from './check-client-run.js';
-import { startScriptedHttp, type ScriptedHttpServer } from './check-client-serve.js';
+import {
+  loadProxyCases,
+  readCallLog,
+  startScriptedHttp,
+  type ScriptedHttpServer,
+} from './check-client-serve.js';
 import { httpWire, stdioWire, type WireSession } from './check-proxy-wire.js';
 
 /** What the command needs from the outside world besides child processes and sockets. */
@@ -154,27 +158,12 @@ function firstLineOf(error: unknown): string {
   return text.split('\n', 1)[0] ?? '';
 }
 
-function readCalls(path: string): ScriptedCall[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as ScriptedCall);
-}
-
 function loadCases(path: string): ProxyCase[] {
-  let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(path, 'utf8'));
+    return loadProxyCases(path);
   } catch (error) {
     throw new ReachError(`cannot read the intermediary cases ${path}: ${firstLineOf(error)}`);
   }
-  return proxyCases(isRecord(doc) && Array.isArray(doc.cases) ? doc.cases : []);
 }
 
 const INITIALIZE = {
@@ -317,7 +306,7 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
         answer: await session.request('tools/call', { name: c.id, arguments: {} }),
       });
     }
-    if (log !== undefined) calls = readCalls(log);
+    if (log !== undefined) calls = readCallLog(log);
     const outcomes: ProxyOutcome[] = answers.map((a) => ({
       ...a,
       upstreamCalls: calls.filter((call) => call.tool === a.case).length,
