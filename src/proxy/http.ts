@@ -6,7 +6,7 @@ import {
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
-import { isIPv4, type AddressInfo, type Socket } from 'node:net';
+import { isIPv4, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ProxyHttpOptions, ToolFailureProxy } from './types.js';
@@ -214,49 +214,36 @@ export async function serveStreamableHttp(
     setTimeout(() => socket.destroy(), 1000).unref();
   };
 
-  // Node's own headersTimeout and requestTimeout stay off: they are measured against the
-  // connection rather than the request (the keep-alive case is nodejs/node#58140), and in the
-  // load test (test/proxy/load.test.ts) they answered good requests on busy keep-alive
-  // connections with 408. Each request is timed here instead (see RequestClock).
-  const clocks = new WeakMap<Socket, RequestClock>();
   const server = createServer(
-    { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: 0, requestTimeout: 0 },
+    {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // How often Node looks for expired requests (30 s by default, too coarse for the limits).
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(limits.headersTimeoutMs / 2)),
+    },
     (req, res) => {
-      clocks.get(req.socket)?.begin(req, res);
       handle(req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`mcp-failure-proxy: ${error instanceof Error ? error.message : String(error)}`);
       });
     },
   );
-  server.on('connection', (socket: Socket) => {
-    clocks.set(
-      socket,
-      new RequestClock(
-        socket,
-        limits,
-        () => server.keepAliveTimeout,
-        (res) => {
-          if (res === undefined) refuseOnSocket(socket, 'request_timeout');
-          else if (!res.headersSent) {
-            refuse(res, 'request_timeout');
-            setTimeout(() => socket.destroy(), 1000).unref();
-          }
-          // A response already under way means the request was taken: it is left to finish.
-        },
-      ),
-    );
-  });
-  // What Node refuses before a request reaches the handler (a head too large, not HTTP) gets
-  // the same JSON-RPC answer and count as every other refusal.
+  // What Node refuses itself (a head too large, a head or body too slow, bytes that are not
+  // HTTP) gets the same JSON-RPC answer and count as every other refusal.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    const pending = (socket as { _httpMessage?: ServerResponse })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent === true) {
       socket.destroy();
       return;
     }
     refuseOnSocket(
       socket,
-      error.code === 'HPE_HEADER_OVERFLOW' ? 'header_too_large' : 'bad_request',
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'header_too_large'
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'request_timeout'
+          : 'bad_request',
     );
   });
   await new Promise<void>((resolve, reject) => {
@@ -282,61 +269,6 @@ export async function serveStreamableHttp(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/**
- * The clock of the requests on one connection: the first head must arrive within
- * `headersTimeoutMs` of the connection, each later one within the keep-alive time plus
- * `headersTimeoutMs` of the response before it, and a body within `requestTimeoutMs` of its
- * head; `expire` answers the request that does not (with its response, once the handler has it).
- */
-class RequestClock {
-  private timer: NodeJS.Timeout | undefined;
-  private res: ServerResponse | undefined;
-
-  constructor(
-    socket: Socket,
-    private readonly limits: ProxyHttpLimits,
-    private readonly keepAliveMs: () => number,
-    private readonly expire: (res: ServerResponse | undefined) => void,
-  ) {
-    // A connection that never sends a byte is timed like a head that never ends.
-    this.arm(limits.headersTimeoutMs);
-    socket.once('close', () => this.stop());
-  }
-
-  /** The head has arrived: its body, if any, must follow within `requestTimeoutMs`. */
-  begin(req: IncomingMessage, res: ServerResponse): void {
-    this.res = res;
-    this.stop();
-    res.once('close', () => {
-      if (this.res !== res) return;
-      this.res = undefined;
-      // The next request on this connection: Node closes it idle after the keep-alive time.
-      this.arm(this.keepAliveMs() + this.limits.headersTimeoutMs);
-    });
-    const body =
-      req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-    if (req.complete || !body) return;
-    this.arm(this.limits.requestTimeoutMs);
-    req.once('end', () => {
-      if (this.res === res) this.stop();
-    });
-  }
-
-  private arm(ms: number): void {
-    this.stop();
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.expire(this.res);
-    }, ms);
-    this.timer.unref();
-  }
-
-  private stop(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
 }
 
 /**

@@ -95,10 +95,12 @@ describe.skipIf(process.platform !== 'linux')('proxy under load and abuse', () =
         'PROXY_TOKEN',
         '--max-sessions',
         String(SESSIONS + 10),
+        // Generous enough for a good client in this busy test process to write its head after
+        // connecting; a slow-loris client is still cut off within the wave.
         '--headers-timeout',
-        '2000',
+        '8000',
         '--request-timeout',
-        '4000',
+        '15000',
         '--upstream-url',
         upstreamUrl,
       ],
