@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { McpError, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * The MCP SDK 1.x pieces the proxy uses, loaded on first use so that importing this package
@@ -10,7 +10,6 @@ export interface Sdk {
   Client: typeof Client;
   Server: typeof Server;
   McpError: typeof McpError;
-  ResultSchema: typeof ResultSchema;
 }
 
 let loading: Promise<Sdk> | undefined;
@@ -25,7 +24,6 @@ export function loadSdk(): Promise<Sdk> {
     Client: client.Client,
     Server: server.Server,
     McpError: types.McpError,
-    ResultSchema: types.ResultSchema,
   }));
   return loading;
 }

@@ -51,6 +51,35 @@ function isGarbage(error: unknown): boolean {
   );
 }
 
+/** Why an upstream result is not relayed: not an object, or a `_meta` that is not one. */
+class NotAResult extends SyntaxError {}
+
+function asResult(value: unknown): Record<string, unknown> {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(value)) throw new NotAResult('the result is not an object');
+  if (value._meta !== undefined && !isObject(value._meta))
+    throw new NotAResult("the result's _meta is not an object");
+  return value;
+}
+
+/**
+ * The "schema" the upstream client reads results with: it checks what the SDK's `ResultSchema`
+ * checks (an object, with an object `_meta` if any) and returns the parsed message's own object,
+ * not a copy, so a relayed result keeps the upstream's keys in the upstream's order. The SDK
+ * calls `safeParse` (1.2x) or `parse` (older 1.x) on a schema without zod 4's `_zod` marker.
+ */
+const RAW_RESULT = Object.freeze({
+  parse: asResult,
+  safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: Error } {
+    try {
+      return { success: true, data: asResult(value) };
+    } catch (error) {
+      return { success: false, error: error as Error };
+    }
+  },
+});
+
 /** What one upstream request needs besides its method and params. */
 export interface UpstreamRequestOptions {
   signal?: AbortSignal;
@@ -150,7 +179,7 @@ export class UpstreamLink {
     this.inflight.add(controller);
     try {
       const request = params === undefined ? { method } : { method, params };
-      return (await client.request(request, this.sdk.ResultSchema, {
+      return (await client.request(request, RAW_RESULT as never, {
         signal,
         timeout: this.timeoutMs,
         maxTotalTimeout: this.timeoutMs,
