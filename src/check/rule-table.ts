@@ -19,22 +19,28 @@ export interface BehaviourVerdict extends Omit<RuleVerdict, 'violations'> {
   violations: BehaviourViolation[];
 }
 
-/** Counts, per rule id, the checks made and the violations found. */
-export class RuleTally {
+/** Counts, per rule id, the checks made and the violations (of shape `V`) found. */
+export class Tally<V> {
   private readonly checked = new Map<string, number>();
-  private readonly violations = new Map<string, BehaviourViolation[]>();
+  private readonly violations = new Map<string, V[]>();
 
-  exercise(rule: BehaviourRule): void {
-    this.checked.set(rule.id, (this.checked.get(rule.id) ?? 0) + 1);
+  /** Counts `times` more checks of `rule`. */
+  exercise(rule: string, times = 1): void {
+    this.checked.set(rule, (this.checked.get(rule) ?? 0) + times);
   }
 
-  violate(rule: BehaviourRule, on: string, message: string): void {
-    const list = this.violations.get(rule.id) ?? [];
-    list.push({ on, message });
-    this.violations.set(rule.id, list);
+  violate(rule: string, violation: V): void {
+    const list = this.violations.get(rule) ?? [];
+    list.push(violation);
+    this.violations.set(rule, list);
   }
 
-  verdict(rule: BehaviourRule): BehaviourVerdict {
+  /** The rule's row: failed when violated, passed when checked, else not exercised. */
+  verdict(rule: {
+    id: string;
+    level: RuleVerdict['level'];
+    statement: string;
+  }): Omit<RuleVerdict, 'violations'> & { violations: V[] } {
     const checked = this.checked.get(rule.id) ?? 0;
     const violations = this.violations.get(rule.id) ?? [];
     const status: RuleStatus =
@@ -50,16 +56,31 @@ export class RuleTally {
   }
 }
 
+/** The tally of `check client` and `check proxy`: rules given as objects, violations by place. */
+export class RuleTally {
+  private readonly tally = new Tally<BehaviourViolation>();
+
+  exercise(rule: BehaviourRule): void {
+    this.tally.exercise(rule.id);
+  }
+
+  violate(rule: BehaviourRule, on: string, message: string): void {
+    this.tally.violate(rule.id, { on, message });
+  }
+
+  verdict(rule: BehaviourRule): BehaviourVerdict {
+    return this.tally.verdict(rule);
+  }
+}
+
 /**
- * The table as text, in the shape of `check server`'s: rule -> result, the first violations of
- * each failed rule, then `notes` and the verdict line (`PASS` or `FAIL: <rule ids>`).
+ * The rows of a rule table, as every checker prints them: rule -> result, then the first
+ * violations of each failed rule (`describe` says where each happened).
  */
-export function formatRuleTable(
-  rules: readonly BehaviourVerdict[],
-  notes: readonly string[],
-  verdict: 'pass' | 'fail',
-  whyFailed?: string,
-): string {
+export function ruleTableLines<V extends { message: string }>(
+  rules: ReadonlyArray<{ rule: string; status: RuleStatus; checked: number; violations: V[] }>,
+  where: (violation: V) => string,
+): string[] {
   const width = Math.max(...rules.map((r) => r.rule.length), 'rule'.length);
   const lines: string[] = [`${'rule'.padEnd(width)}  result`];
   for (const r of rules) {
@@ -70,10 +91,25 @@ export function formatRuleTable(
   if (failed.length > 0) lines.push('');
   for (const r of failed) {
     for (const v of r.violations.slice(0, MAX_VIOLATIONS_SHOWN))
-      lines.push(`${r.rule}: ${v.on}: ${v.message}`);
+      lines.push(`${r.rule}: ${where(v)}: ${v.message}`);
     const more = r.violations.length - MAX_VIOLATIONS_SHOWN;
     if (more > 0) lines.push(`${r.rule}: and ${more} more`);
   }
+  return lines;
+}
+
+/**
+ * The table as text, in the shape of `check server`'s: rule -> result, the first violations of
+ * each failed rule, then `notes` and the verdict line (`PASS` or `FAIL: <rule ids>`).
+ */
+export function formatRuleTable(
+  rules: readonly BehaviourVerdict[],
+  notes: readonly string[],
+  verdict: 'pass' | 'fail',
+  whyFailed?: string,
+): string {
+  const lines = ruleTableLines(rules, (v) => v.on);
+  const failed = rules.filter((r) => r.status === 'fail');
   lines.push('');
   lines.push(...notes);
   lines.push(

@@ -9,6 +9,7 @@ import { isRecord } from '../shared/safe.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import { TOOL_FAILURE_RULES, type ToolFailureRule } from '../tool-failure/rules.js';
+import { Tally } from './rule-table.js';
 
 /** What one `tools/call` got back. */
 export type CallAnswer =
@@ -113,39 +114,9 @@ const FIELD_RULES: Readonly<Record<string, string>> = {
   [TOOL_FAILURE_RULES.GUIDANCE_TYPE.id]: 'agentGuidance',
 };
 
-class Tally {
-  readonly checked = new Map<string, number>();
-  readonly violations = new Map<string, RuleViolation[]>();
-
-  exercise(rule: string): void {
-    this.checked.set(rule, (this.checked.get(rule) ?? 0) + 1);
-  }
-
-  violate(rule: string, violation: RuleViolation): void {
-    const list = this.violations.get(rule) ?? [];
-    list.push(violation);
-    this.violations.set(rule, list);
-  }
-
-  verdict(rule: CheckerRule): RuleVerdict {
-    const checked = this.checked.get(rule.id) ?? 0;
-    const violations = this.violations.get(rule.id) ?? [];
-    const status: RuleStatus =
-      violations.length > 0 ? 'fail' : checked > 0 ? 'pass' : 'not exercised';
-    return {
-      rule: rule.id,
-      level: rule.level,
-      statement: rule.statement,
-      status,
-      checked: Math.max(checked, violations.length),
-      violations,
-    };
-  }
-}
-
 /** Judges the outcomes of one session of calls against the extension's rules. */
 export function checkServerOutcomes(outcomes: readonly CallOutcome[]): ServerCheckReport {
-  const tally = new Tally();
+  const tally = new Tally<RuleViolation>();
   const R = SERVER_CHECK_RULES;
   const seen = new Map<string, number>();
   let errorResults = 0;
@@ -217,7 +188,7 @@ export function checkServerOutcomes(outcomes: readonly CallOutcome[]): ServerChe
     }
   });
   // Uniqueness takes two calls to show: one correlationId alone proves nothing.
-  if (correlationIds > 1) tally.checked.set(R.CORRELATION_UNIQUE.id, correlationIds);
+  if (correlationIds > 1) tally.exercise(R.CORRELATION_UNIQUE.id, correlationIds);
 
   const rules: RuleVerdict[] = [
     tally.verdict(R.PLACEMENT),

@@ -94,8 +94,9 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   if (values.help === true) return 'help';
   const [check, what, ...extra] = positionals;
   if (check !== 'check') throw new UsageError(`unknown command '${check ?? ''}'`);
-  if (what === undefined) throw new UsageError('missing what to check: server');
-  if (what !== 'server') throw new UsageError(`unknown check '${what ?? ''}': expected server`);
+  if (what === undefined) throw new UsageError('missing what to check: server, client or proxy');
+  if (what !== 'server')
+    throw new UsageError(`unknown check '${what}': expected server, client or proxy`);
   if (extra.length > 0)
     throw new UsageError(`unexpected argument '${extra[0]}' (the server command goes after --)`);
   let target: CheckTarget;

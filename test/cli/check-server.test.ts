@@ -330,8 +330,11 @@ describe('runCheckServer (in-process)', () => {
 
   it.each([
     [['check', 'server', '--call', 't'], 'give the server: -- COMMAND [ARGS...] or --url URL'],
-    [['check', 'client', '--call', 't', '--', 'x'], "unknown check 'client': expected server"],
-    [['check'], 'missing what to check: server'],
+    [
+      ['check', 'clients', '--call', 't', '--', 'x'],
+      "unknown check 'clients': expected server, client or proxy",
+    ],
+    [['check'], 'missing what to check: server, client or proxy'],
     [
       ['check', 'server', '--url', 'ftp://x', '--call', 't'],
       "--url must be an http(s) URL, got 'ftp://x'",
