@@ -13,6 +13,7 @@ const LIMIT_FLAGS = Object.freeze({
   'max-in-flight-per-session': 'maxInFlightPerSession',
   'max-in-flight': 'maxInFlight',
   'max-body-bytes': 'maxBodyBytes',
+  'max-buffered-bytes': 'maxBufferedBytes',
   'max-header-bytes': 'maxHeaderBytes',
   'headers-timeout': 'headersTimeoutMs',
   'request-timeout': 'requestTimeoutMs',
@@ -59,6 +60,7 @@ mcp.proxy.refused_requests):
                           Requests of one session answered at once (default 64; then 429)
   --max-in-flight N       Requests answered at once on the endpoint (default 4096; then 429)
   --max-body-bytes N      Largest request body (default 4194304; larger: 413)
+  --max-buffered-bytes N  Request bodies read at once, in bytes (default 67108864; then 503)
   --max-header-bytes N    Largest request head (default 16384; larger: 431)
   --headers-timeout MS    Longest wait for a request's headers (default 10000; then 408)
   --request-timeout MS    Longest wait for a whole request (default 30000; then 408)
@@ -201,7 +203,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
             authToken,
             allowUnauthenticated: values['allow-unauthenticated'] === true,
             stateless: values.stateless === true,
-            limits: limitsOf(values),
+            limits: limitsOf(values, values.stateless === true),
           },
     upstream:
       url === undefined
@@ -235,7 +237,20 @@ function circuitBreakerOf(values: {
   return options;
 }
 
-function limitsOf(values: Partial<Record<LimitFlag, string>>): Partial<ProxyHttpLimits> {
+/** The limits that only sessions have: given with --stateless they would do nothing. */
+const SESSION_LIMIT_FLAGS: readonly LimitFlag[] = [
+  'max-sessions',
+  'session-idle-timeout',
+  'max-in-flight-per-session',
+];
+
+function limitsOf(
+  values: Partial<Record<LimitFlag, string>>,
+  stateless: boolean,
+): Partial<ProxyHttpLimits> {
+  const sessionOnly = SESSION_LIMIT_FLAGS.find((flag) => values[flag] !== undefined);
+  if (stateless && sessionOnly !== undefined)
+    throw new ProxyUsageError(`--${sessionOnly} applies to sessions; --stateless keeps none`);
   const limits: Partial<ProxyHttpLimits> = {};
   for (const [flag, key] of Object.entries(LIMIT_FLAGS) as Array<
     [LimitFlag, keyof ProxyHttpLimits]

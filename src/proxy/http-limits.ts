@@ -26,6 +26,11 @@ export interface ProxyHttpLimits {
   maxInFlight: number;
   /** Largest request body, checked on every POST; larger gets 413. @default 4 MiB */
   maxBodyBytes: number;
+  /**
+   * Bytes of request bodies being read at once across the endpoint; a body that would pass it
+   * gets 503. @default 64 MiB
+   */
+  maxBufferedBytes: number;
   /** Largest request head (request line and headers); larger gets 431. @default 16 KiB */
   maxHeaderBytes: number;
   /** Longest wait for a request's headers; slower gets 408. @default 10_000 */
@@ -41,6 +46,7 @@ export const DEFAULT_HTTP_LIMITS: Readonly<ProxyHttpLimits> = Object.freeze({
   maxInFlightPerSession: 64,
   maxInFlight: 4096,
   maxBodyBytes: 4 * 1024 * 1024,
+  maxBufferedBytes: 64 * 1024 * 1024,
   maxHeaderBytes: 16 * 1024,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
@@ -59,7 +65,7 @@ export function resolveHttpLimits(
 ): ProxyHttpLimits {
   const limits = { ...DEFAULT_HTTP_LIMITS };
   for (const [key, value] of Object.entries(given ?? {})) {
-    if (!(key in DEFAULT_HTTP_LIMITS)) throw bad(`unknown HTTP limit "${key}"`);
+    if (!Object.hasOwn(DEFAULT_HTTP_LIMITS, key)) throw bad(`unknown HTTP limit "${key}"`);
     if (value === undefined) continue;
     const max = key.endsWith('Ms') ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max)
@@ -74,7 +80,10 @@ export function resolveHttpLimits(
 /** Why a request is refused: the `error.type` of `mcp.proxy.refused_requests`. */
 export type RefusalReason = keyof typeof REFUSALS;
 
-/** Each refusal's HTTP status, JSON-RPC error code and message: the one table of them. */
+/**
+ * Each refusal's HTTP status, `Retry-After` seconds (when trying again later can work), JSON-RPC
+ * error code and message: the one table of them.
+ */
 export const REFUSALS = Object.freeze({
   host_not_allowed: {
     status: 403,
@@ -122,15 +131,28 @@ export const REFUSALS = Object.freeze({
   },
   session_limit: {
     status: 503,
+    retryAfter: 5,
     code: SERVER_ERROR,
     message: 'Service Unavailable: too many sessions; try again later',
   },
+  buffer_limit: {
+    status: 503,
+    retryAfter: 1,
+    code: SERVER_ERROR,
+    message: 'Service Unavailable: too many request bodies being read; try again later',
+  },
+  shutting_down: {
+    status: 503,
+    code: SERVER_ERROR,
+    message: 'Service Unavailable: the proxy is shutting down',
+  },
   in_flight_limit: {
     status: 429,
+    retryAfter: 1,
     code: SERVER_ERROR,
     message: 'Too Many Requests: too many requests in flight; try again later',
   },
-} satisfies Record<string, { status: number; code: number; message: string }>);
+} satisfies Record<string, { status: number; retryAfter?: number; code: number; message: string }>);
 
 /** The body of a refusal: a JSON-RPC error without a request id. */
 export function refusalBody(reason: RefusalReason, detail?: string): string {

@@ -9,6 +9,7 @@ import {
 import { isIPv4, type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isRecord } from '../shared/safe.js';
 import type { ProxyHttpOptions, ToolFailureProxy } from './types.js';
 import {
   HttpEndpointMetrics,
@@ -41,6 +42,8 @@ interface Session {
   inFlight: number;
   idle: NodeJS.Timeout | undefined;
   expired: boolean;
+  /** Its transport has closed: it is gone from the table and must not be kept by a timer. */
+  closed: boolean;
 }
 
 /**
@@ -64,6 +67,15 @@ export async function serveStreamableHttp(
   const guard = createRequestGuard(host, options);
   const limits = resolveHttpLimits(options.limits, (m) => new ProxyHttpConfigError(m));
   const stateless = options.stateless === true;
+  if (stateless) {
+    const sessionOnly = (['maxSessions', 'sessionIdleMs', 'maxInFlightPerSession'] as const).find(
+      (k) => options.limits?.[k] !== undefined,
+    );
+    if (sessionOnly !== undefined)
+      throw new ProxyHttpConfigError(
+        `the HTTP limit ${sessionOnly} applies to sessions, and a stateless endpoint keeps none`,
+      );
+  }
   const telemetry = new HttpEndpointMetrics(options.meterProvider);
   const { StreamableHTTPServerTransport: Transport } =
     await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
@@ -73,6 +85,8 @@ export async function serveStreamableHttp(
   let opening = 0;
   let inFlight = 0;
   let closing = false;
+  /** Request bodies being read, in bytes: bounded by `maxBufferedBytes` across the endpoint. */
+  const buffered = { bytes: 0, max: limits.maxBufferedBytes };
 
   const refuse = (
     res: ServerResponse,
@@ -85,11 +99,13 @@ export async function serveStreamableHttp(
       return;
     }
     // A refused request's unread body is not waited for: the connection closes after the answer.
-    const extra = reason === 'body_too_large' || reason === 'request_timeout';
+    const extra = reason === 'body_too_large' || reason === 'buffer_limit';
     const body = refusalBody(reason);
+    const refusal: { status: number; retryAfter?: number } = REFUSALS[reason];
     res
-      .writeHead(REFUSALS[reason].status, {
+      .writeHead(refusal.status, {
         ...headers,
+        ...(refusal.retryAfter === undefined ? {} : { 'retry-after': String(refusal.retryAfter) }),
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(body)),
         ...(extra ? { connection: 'close' } : {}),
@@ -115,8 +131,11 @@ export async function serveStreamableHttp(
     });
   };
 
+  /** Starts the idle timer of an open session with no request open (never of a closed one). */
   const armIdle = (session: Session): void => {
-    if (closing || session.transport.sessionId === undefined) return;
+    const id = session.transport.sessionId;
+    if (closing || session.closed || id === undefined || sessions.get(id) !== session) return;
+    if (session.idle !== undefined) clearTimeout(session.idle);
     session.idle = setTimeout(() => {
       session.expired = true;
       void session.transport.close().catch(() => undefined);
@@ -128,18 +147,21 @@ export async function serveStreamableHttp(
     // Before the path, the body or any session: a refused request costs nothing more.
     const refused = refusalOf(guard, req.headers, req.socket.localPort);
     if (refused !== undefined) return refuse(res, refused.reason, refused.headers);
-    if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return refuse(res, 'not_found');
+    if (pathOf(req.url) !== '/mcp') return refuse(res, 'not_found');
+    if (closing) return refuse(res, 'shutting_down');
     const post = req.method === 'POST';
-    if (post && inFlight >= limits.maxInFlight)
-      return refuse(res, 'in_flight_limit', { 'retry-after': '1' });
+    if (post && inFlight >= limits.maxInFlight) return refuse(res, 'in_flight_limit');
     if (stateless) {
       if (!post) return refuse(res, 'method_not_allowed', { allow: 'POST' });
       track(res, undefined, true);
-      const body = await readJson(req, limits.maxBodyBytes);
+      const body = await readJson(req, limits.maxBodyBytes, buffered);
       if (typeof body === 'string') return refuse(res, body);
       const transport = new Transport({ sessionIdGenerator: undefined });
+      // Closing the transport ends the request's handler, and with it the upstream request.
       res.once('close', () => void transport.close().catch(() => undefined));
       await proxy.connect(transport);
+      // A client gone while the upstream was being reached: nothing to answer, nothing to keep.
+      if (res.destroyed) return transport.close();
       await transport.handleRequest(req, res, body.value);
       return;
     }
@@ -147,11 +169,12 @@ export async function serveStreamableHttp(
     const session = typeof sid === 'string' ? sessions.get(sid) : undefined;
     if (session !== undefined) {
       if (post && session.inFlight >= limits.maxInFlightPerSession)
-        return refuse(res, 'in_flight_limit', { 'retry-after': '1' });
+        return refuse(res, 'in_flight_limit');
       track(res, session, post);
       if (!post) return session.transport.handleRequest(req, res);
-      const body = await readJson(req, limits.maxBodyBytes);
+      const body = await readJson(req, limits.maxBodyBytes, buffered);
       if (typeof body === 'string') return refuse(res, body);
+      cancelOnDisconnect(res, session.transport, body.value);
       return session.transport.handleRequest(req, res, body.value);
     }
     if (typeof sid === 'string') return refuse(res, 'session_not_found');
@@ -159,11 +182,14 @@ export async function serveStreamableHttp(
     // without a session is answered here, before any of that is set up or kept.
     if (!post) return refuse(res, 'no_session');
     track(res, undefined, true);
-    const body = await readJson(req, limits.maxBodyBytes);
+    const body = await readJson(
+      req,
+      Math.min(limits.maxBodyBytes, SESSIONLESS_BODY_BYTES),
+      buffered,
+    );
     if (typeof body === 'string') return refuse(res, body);
     if (!isInitializeRequest(body.value)) return refuse(res, 'no_session');
-    if (sessions.size + opening >= limits.maxSessions)
-      return refuse(res, 'session_limit', { 'retry-after': '5' });
+    if (sessions.size + opening >= limits.maxSessions) return refuse(res, 'session_limit');
     opening += 1;
     const created: Session = {
       transport: new Transport({
@@ -177,6 +203,7 @@ export async function serveStreamableHttp(
       inFlight: 1,
       idle: undefined,
       expired: false,
+      closed: false,
     };
     // This initialize is the session's first open request: its response closing arms the timer.
     res.once('close', () => {
@@ -185,18 +212,28 @@ export async function serveStreamableHttp(
       if (created.open === 0) armIdle(created);
     });
     created.transport.onclose = () => {
+      created.closed = true;
       if (created.idle !== undefined) clearTimeout(created.idle);
       const id = created.transport.sessionId;
-      if (id !== undefined && sessions.delete(id)) telemetry.sessionClosed(created.expired);
+      if (id !== undefined && sessions.get(id) === created) {
+        sessions.delete(id);
+        telemetry.sessionClosed(created.expired);
+      }
     };
     try {
       await proxy.connect(created.transport);
-      await created.transport.handleRequest(req, res, body.value);
+      // A client gone while the upstream was being reached gets no session at all.
+      if (!res.destroyed) await created.transport.handleRequest(req, res, body.value);
     } finally {
       opening -= 1;
     }
-    // An initialize the SDK refused made no session: nothing may keep its connection.
-    if (created.transport.sessionId === undefined) await created.transport.close();
+    // An initialize the SDK refused, or one whose client left, keeps nothing.
+    if (created.transport.sessionId === undefined || res.destroyed) {
+      await created.transport.close();
+      return;
+    }
+    // Its response may have closed before the session existed: the idle timer starts now.
+    if (created.open === 0) armIdle(created);
   };
 
   /** A refusal written straight to the socket, for a request no handler has seen. */
@@ -271,21 +308,32 @@ export async function serveStreamableHttp(
   };
 }
 
+/** A body longer than this is refused before a session exists (an `initialize` is a few hundred bytes). */
+const SESSIONLESS_BODY_BYTES = 64 * 1024;
+
+/** Bytes of request bodies being read at once, across an endpoint. */
+interface BodyBudget {
+  bytes: number;
+  max: number;
+}
+
 /**
  * The JSON body of `req` in `{ value }`, or the refusal it earns: larger than `max` bytes
- * (by `Content-Length` before reading, or while reading), or not JSON.
+ * (by `Content-Length` before reading, or while reading), more than the endpoint's body budget
+ * holds at once, or not JSON.
  */
 async function readJson(
   req: IncomingMessage,
   max: number,
-): Promise<{ value: unknown } | 'body_too_large' | 'parse_error'> {
+  budget: BodyBudget,
+): Promise<{ value: unknown } | 'body_too_large' | 'buffer_limit' | 'parse_error'> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > max) return 'body_too_large';
   let text: string;
   try {
-    text = await readBody(req, max);
+    text = await readBody(req, max, budget);
   } catch (error) {
-    if (error instanceof BodyTooLarge) return 'body_too_large';
+    if (error instanceof BodyRefused) return error.reason;
     throw error;
   }
   try {
@@ -295,27 +343,93 @@ async function readJson(
   }
 }
 
-class BodyTooLarge extends Error {}
+class BodyRefused extends Error {
+  constructor(readonly reason: 'body_too_large' | 'buffer_limit') {
+    super(reason);
+  }
+}
 
-function readBody(req: IncomingMessage, max: number): Promise<string> {
+function readBody(req: IncomingMessage, max: number, budget: BodyBudget): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const release = (): void => {
+      budget.bytes -= size;
+      size = 0;
+    };
+    const refuse = (reason: 'body_too_large' | 'buffer_limit'): void => {
+      release();
+      // The rest is dropped unread; the answer says so and the connection closes.
+      req.removeAllListeners('data');
+      req.resume();
+      reject(new BodyRefused(reason));
+    };
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > max) {
-        // The rest is dropped unread; the answer says so and the connection closes.
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLarge());
-        return;
-      }
+      budget.bytes += chunk.length;
+      if (size > max) return refuse('body_too_large');
+      if (budget.bytes > budget.max) return refuse('buffer_limit');
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      release();
+      resolve(text);
+    });
+    req.on('error', (error) => {
+      release();
+      reject(error);
+    });
     // A client that goes away mid-body: settled either way (a no-op after 'end').
-    req.on('close', () => reject(new Error('the request was aborted')));
+    req.on('close', () => {
+      release();
+      reject(new Error('the request was aborted'));
+    });
+  });
+}
+
+/** The path of a request target, or `undefined` for one that is not a URL path. */
+function pathOf(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? '/', 'http://x').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ids of the requests in a JSON-RPC message or batch. */
+function requestIdsOf(message: unknown): Array<string | number> {
+  const ids: Array<string | number> = [];
+  for (const m of Array.isArray(message) ? message : [message])
+    if (
+      isRecord(m) &&
+      typeof m.method === 'string' &&
+      (typeof m.id === 'string' || typeof m.id === 'number')
+    )
+      ids.push(m.id);
+  return ids;
+}
+
+/**
+ * When the response of a POST closes before it is complete (the client went away), its requests
+ * are cancelled as MCP cancels them, so their handlers and upstream requests end instead of
+ * running on outside the in-flight limits.
+ */
+function cancelOnDisconnect(
+  res: ServerResponse,
+  transport: StreamableHTTPServerTransport,
+  message: unknown,
+): void {
+  const ids = requestIdsOf(message);
+  if (ids.length === 0) return;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    for (const requestId of ids)
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'the client disconnected' },
+      });
   });
 }
 

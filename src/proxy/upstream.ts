@@ -4,6 +4,7 @@ import type { UpstreamProblem } from './forward.js';
 import type { Sdk } from './sdk.js';
 import type { UpstreamTransportFactory } from './types.js';
 import { CONNECTION_CLOSED, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
+import { isRecord } from '../shared/safe.js';
 
 /** Thrown by `UpstreamLink` when the upstream gave no usable answer. */
 export class UpstreamError extends Error {
@@ -55,10 +56,8 @@ function isGarbage(error: unknown): boolean {
 class NotAResult extends SyntaxError {}
 
 function asResult(value: unknown): Record<string, unknown> {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObject(value)) throw new NotAResult('the result is not an object');
-  if (value._meta !== undefined && !isObject(value._meta))
+  if (!isRecord(value)) throw new NotAResult('the result is not an object');
+  if (value._meta !== undefined && !isRecord(value._meta))
     throw new NotAResult("the result's _meta is not an object");
   return value;
 }

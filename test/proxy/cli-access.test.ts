@@ -138,6 +138,15 @@ describe('mcp-failure-proxy CLI access control', () => {
       'an upstream header without --upstream-url',
       ['--stdio', '--upstream-header-env', 'H', '--', 'x'],
     ],
+    [
+      'a session limit with --stateless',
+      ['--listen', '127.0.0.1:0', '--stateless', '--max-sessions', '5', '--', 'x'],
+    ],
+    ['a limit with --stdio', ['--stdio', '--max-body-bytes', '1024', '--', 'x']],
+    [
+      'a limit that is not a number',
+      ['--listen', '127.0.0.1:0', '--max-sessions', 'lots', '--', 'x'],
+    ],
   ])('usage error (%s): exit 2', async (_name, args) => {
     const out = await startCli(args).exited;
     expect(out.code).toBe(2);

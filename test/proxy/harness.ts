@@ -19,15 +19,23 @@ export type Answer =
 export function scriptedUpstream(answer: (method: string, params: unknown) => Answer): {
   factory: () => Transport;
   requests: Array<{ method: string; params: unknown }>;
+  /** Notifications received, `notifications/initialized` excepted. */
+  notifications: Array<{ method: string; params: unknown }>;
   connections: number;
 } {
   const state = {
     requests: [] as Array<{ method: string; params: unknown }>,
+    notifications: [] as Array<{ method: string; params: unknown }>,
     connections: 0,
     factory: (): Transport => {
       const [proxySide, upstreamSide] = InMemoryTransport.createLinkedPair();
       state.connections += 1;
       upstreamSide.onmessage = (message: JSONRPCMessage) => {
+        if ('method' in message && !('id' in message)) {
+          if (message.method !== 'notifications/initialized')
+            state.notifications.push({ method: message.method, params: message.params });
+          return;
+        }
         if (!('method' in message) || !('id' in message)) return;
         const { id, method } = message;
         if (method === 'initialize') {

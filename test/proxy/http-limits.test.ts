@@ -1,6 +1,7 @@
 // The limits of the proxy's Streamable HTTP endpoint, each one hit for real on loopback: the
 // answer (status, JSON-RPC error body), the count in mcp.proxy.refused_requests, and that the
 // endpoint still serves good requests afterwards.
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -374,6 +375,195 @@ describe('HTTP limits', () => {
   it('a path other than /mcp gets 404 with a JSON-RPC body', async () => {
     const url = await start({});
     expectRefusal(await post(url.replace('/mcp', '/admin'), INIT), 'not_found');
+  });
+});
+
+/** A POST whose client goes away `afterMs` after sending it. */
+function abandonedPost(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  afterMs: number,
+): Promise<void> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const req = request({
+      host: u.hostname,
+      port: u.port,
+      path: u.pathname,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+    });
+    req.on('error', () => resolve());
+    req.on('close', () => resolve());
+    req.end(JSON.stringify(body));
+    setTimeout(() => req.destroy(), afterMs);
+  });
+}
+
+describe('clients that go away, and what they leave', () => {
+  let proxy: ToolFailureProxy;
+  let endpoint: ProxyHttpEndpoint | undefined;
+
+  afterEach(async () => {
+    await endpoint?.close();
+    endpoint = undefined;
+    await proxy.close();
+  });
+
+  it('an initialize abandoned while the upstream is being reached leaves no session', async () => {
+    const upstream = scriptedUpstream(() => ({ result: { content: [] } }));
+    // The upstream takes 300 ms to reach.
+    const slowFactory = async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return upstream.factory();
+    };
+    proxy = createToolFailureProxy({ upstream: slowFactory, timeoutMs: 2_000 });
+    endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, {
+      limits: { maxSessions: 2, sessionIdleMs: 60_000 },
+    });
+    await Promise.all([
+      abandonedPost(endpoint.url, INIT, {}, 50),
+      abandonedPost(endpoint.url, INIT, {}, 50),
+    ]);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(endpoint.sessions()).toBe(0);
+    // Both places are free: two new sessions open.
+    for (let i = 0; i < 2; i += 1) expect((await post(endpoint.url, INIT)).status).toBe(200);
+    expect(endpoint.sessions()).toBe(2);
+  });
+
+  it('a call abandoned by its client is cancelled upstream, and frees its place in the in-flight limits', async () => {
+    const upstream = scriptedUpstream((method) =>
+      method === 'tools/call' ? 'hang' : { result: {} },
+    );
+    proxy = createToolFailureProxy({ upstream: upstream.factory, timeoutMs: 30_000 });
+    endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, {
+      limits: { maxInFlightPerSession: 2 },
+    });
+    const url = endpoint.url;
+    const init = await post(url, INIT);
+    const sid = String(init.headers['mcp-session-id']);
+    await post(
+      url,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { 'mcp-session-id': sid },
+    );
+    const callBody = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: {} },
+    });
+    for (let i = 0; i < 10; i += 1)
+      await abandonedPost(url, callBody(100 + i), { 'mcp-session-id': sid }, 50);
+    await new Promise((r) => setTimeout(r, 200));
+    const calls = upstream.requests.filter((r) => r.method === 'tools/call').length;
+    const cancelled = upstream.notifications.filter((n) => n.method === 'notifications/cancelled');
+    expect(calls).toBe(10);
+    expect(cancelled).toHaveLength(10);
+  });
+
+  it('a stateless POST abandoned while the upstream is being reached is never relayed', async () => {
+    const upstream = scriptedUpstream(() => ({ result: { content: [] } }));
+    let first = true;
+    const slowFactory = async () => {
+      if (first) await new Promise((r) => setTimeout(r, 300));
+      first = false;
+      return upstream.factory();
+    };
+    proxy = createToolFailureProxy({ upstream: slowFactory, timeoutMs: 2_000 });
+    endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, { stateless: true });
+    const callBody = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'x', arguments: {} },
+    };
+    await abandonedPost(endpoint.url, callBody, {}, 50);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(upstream.requests.filter((r) => r.method === 'tools/call')).toHaveLength(0);
+    expect(messageOf(await post(endpoint.url, { ...callBody, id: 2 })).result).toBeDefined();
+    expect(upstream.requests.filter((r) => r.method === 'tools/call')).toHaveLength(1);
+  });
+});
+
+describe('memory held by request bodies', () => {
+  let proxy: ToolFailureProxy;
+  let endpoint: ProxyHttpEndpoint | undefined;
+
+  afterEach(async () => {
+    await endpoint?.close();
+    endpoint = undefined;
+    await proxy.close();
+  });
+
+  it('an initialize-sized limit before a session: a 100 KiB body without a session gets 413', async () => {
+    const upstream = scriptedUpstream(() => ({ result: {} }));
+    proxy = createToolFailureProxy({ upstream: upstream.factory });
+    endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, {});
+    const big = { ...INIT, params: { ...INIT.params, pad: 'x'.repeat(100 * 1024) } };
+    expectRefusal(await post(endpoint.url, big), 'body_too_large');
+    expect(upstream.connections).toBe(0);
+  });
+
+  it('maxBufferedBytes: bodies being read at once beyond it get 503 with Retry-After', async () => {
+    const upstream = scriptedUpstream(() => ({ result: { content: [] } }));
+    proxy = createToolFailureProxy({ upstream: upstream.factory });
+    endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, {
+      stateless: true,
+      limits: { maxBodyBytes: 8 * 1024, maxBufferedBytes: 10 * 1024 },
+    });
+    const host = new URL(endpoint.url).host;
+    const head = (length: number) =>
+      `POST /mcp HTTP/1.1\r\nHost: ${host}\r\ncontent-type: application/json\r\n` +
+      `accept: application/json, text/event-stream\r\ncontent-length: ${length}\r\n\r\n`;
+    // Two bodies of 7,000 bytes, each sent but for its last byte: 12,000 bytes held at once.
+    const a = rawSocket(endpoint.url);
+    a.socket.write(head(7000) + ' '.repeat(6000));
+    await new Promise((r) => setTimeout(r, 100));
+    const b = rawSocket(endpoint.url);
+    b.socket.write(head(7000) + ' '.repeat(6000));
+    const refused = await b.received;
+    expect(refused).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused.toLowerCase()).toContain('retry-after: 1');
+    expect(refused).toContain(REFUSALS.buffer_limit.message);
+    // The first body is still read to its end; its bytes are released afterwards.
+    a.socket.end(' '.repeat(999) + '1');
+    expect(await a.received).toMatch(/^HTTP\/1\.1 400 /);
+    expect(
+      messageOf(
+        await post(endpoint.url, {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'x', arguments: {} },
+        }),
+      ).result,
+    ).toBeDefined();
+    expect((await refusals()).buffer_limit).toBeGreaterThanOrEqual(1);
+  });
+
+  it('session limits with a stateless endpoint are a configuration error, not ignored', async () => {
+    const upstream = scriptedUpstream(() => ({ result: {} }));
+    proxy = createToolFailureProxy({ upstream: upstream.factory });
+    for (const limits of [{ maxSessions: 5 }, { sessionIdleMs: 5 }, { maxInFlightPerSession: 5 }])
+      await expect(
+        serveStreamableHttp(proxy, '127.0.0.1', 0, { stateless: true, limits }),
+      ).rejects.toThrow(/applies to sessions, and a stateless endpoint keeps none/);
+  });
+
+  it('every refusal reason is documented in docs/proxy.md and docs/telemetry.md', () => {
+    const proxyDoc = readFileSync(new URL('../../docs/proxy.md', import.meta.url), 'utf8');
+    const telemetryDoc = readFileSync(new URL('../../docs/telemetry.md', import.meta.url), 'utf8');
+    for (const reason of Object.keys(REFUSALS)) {
+      expect(proxyDoc, reason).toContain(`\`${reason}\``);
+      expect(telemetryDoc, reason).toContain(`\`${reason}\``);
+    }
   });
 });
 
