@@ -164,6 +164,8 @@ export function createCircuitBreaker(options?: CircuitBreakerOptions): CircuitBr
         return undefined;
       }
       if (c.state === 'open') return undefined;
+      // A call admitted before the circuit last moved says nothing about this closed period.
+      if (!current) return undefined;
       if (outcome === 'success') c.failures = 0;
       else if (outcome === 'failure') {
         c.failures += 1;
@@ -190,6 +192,10 @@ function definedOf(options: CircuitBreakerOptions | undefined): CircuitBreakerOp
   if (options === undefined) return out;
   if (typeof options !== 'object' || options === null)
     throw new RangeError('circuitBreaker must be a boolean or an options object');
+  for (const key of Object.keys(options)) {
+    if (!Object.hasOwn(DEFAULT_CIRCUIT_BREAKER, key))
+      throw new RangeError(`circuitBreaker has no option "${key}"`);
+  }
   for (const key of ['failureThreshold', 'openMs', 'halfOpenProbes', 'maxCircuits'] as const) {
     if (options[key] !== undefined) out[key] = options[key];
   }

@@ -4,7 +4,7 @@ import { withAttemptMeta } from '../shared/attempt-meta.js';
 import { toolFailure } from '../tool-failure/build.js';
 import { correlationIdFor } from '../tool-failure/correlation.js';
 import { classifyError } from '../tool-failure/classify.js';
-import { summaryOfClassification } from '../tool-failure/convert.js';
+import { summaryOfClassification, summaryOfFailure } from '../tool-failure/convert.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
@@ -291,6 +291,18 @@ class ToolRetryEngine {
         if (!local) {
           if (failure?.class === 'reliability') this.budget?.recordFailure();
           this.settle(span, admission, failure?.class === 'reliability' ? 'failure' : 'success');
+        }
+        if (local && failure !== undefined) {
+          // The breaker's own answer ends the logical call at once: waiting out the open
+          // circuit would hold the caller (and, in a proxy, a request in flight) for openMs.
+          decision = {
+            action: 'stop',
+            reason: 'circuit_open',
+            outcome: 'failure',
+            failure: summaryOfFailure(failure),
+          };
+          end = { outcome: 'failure', attempts: attempt, decision, failure: decision.failure };
+          return this.report(result, end, reading, start);
         }
         const annotations =
           failure?.class === 'reliability' && failure.retryable === true

@@ -197,6 +197,31 @@ describe('withToolRetry() with circuitBreaker', () => {
     await pair.close();
   });
 
+  it('a call that finds the circuit open is answered at once, even for a retryable idempotent tool', async () => {
+    const pair = await v1Pair({ t: { annotations: idem, script: () => fail(transient()) } });
+    const client = withToolRetry(pair.client, {
+      maxAttempts: 3,
+      random: half,
+      retryBudget: false,
+      backoff: { initialDelayMs: 10, maxDelayMs: 10 },
+      circuitBreaker: { failureThreshold: 2, openMs: 5000 },
+    });
+    // Two failures open the circuit; the third attempt is a probe 5 s later, which reopens it.
+    await drive(client.callToolWithRetry({ name: 't' }));
+    expect(pair.calls.get('t')).toBe(3);
+    const before = Date.now();
+    const report = await client.callToolWithRetry({ name: 't' }); // no timer is driven
+    expect(Date.now()).toBe(before);
+    expect(pair.calls.get('t')).toBe(3);
+    expect(report).toMatchObject({
+      attempts: 1,
+      outcome: 'failure',
+      decision: { action: 'stop', reason: 'circuit_open' },
+      failure: { class: 'reliability', code: 'circuit_open', retryable: true },
+    });
+    await pair.close();
+  });
+
   it('stops when the half-open time lies beyond the time budget, keeping the server failure', async () => {
     const pair = await v1Pair({ t: { annotations: idem, script: () => fail(transient()) } });
     const client = withToolRetry(pair.client, {

@@ -127,6 +127,19 @@ describe('createCircuitBreaker()', () => {
     expect(b.state('t', T0 + 1)).toBe('open');
   });
 
+  it('a slow call from before the circuit opened does not count against the next closed period', () => {
+    const b = createCircuitBreaker({ failureThreshold: 2, openMs: 1000 });
+    const slow = b.admit('t', T0);
+    call(b, 't', T0, 'failure');
+    call(b, 't', T0, 'failure'); // open
+    call(b, 't', T0 + 1000, 'success'); // the probe closes it
+    call(b, 't', T0 + 1001, 'failure'); // 1 failure of 2 in the new closed period
+    if (!slow.allowed) throw new Error('unreachable');
+    // The slow call ends now, failing: were it counted, the circuit would open again.
+    expect(b.record(slow.permit, 'failure', T0 + 1002)).toBeUndefined();
+    expect(b.state('t', T0 + 1002)).toBe('closed');
+  });
+
   it('keeps at most maxCircuits, dropping closed ones first', () => {
     const b = createCircuitBreaker({ failureThreshold: 2, maxCircuits: 2 });
     call(b, 'a', T0, 'failure');
@@ -145,5 +158,9 @@ describe('createCircuitBreaker()', () => {
     expect(() => createCircuitBreaker({ openMs: -1 })).toThrow(/openMs/);
     expect(() => createCircuitBreaker({ halfOpenProbes: 1.5 })).toThrow(/halfOpenProbes/);
     expect(() => createCircuitBreaker({ maxCircuits: 0 })).toThrow(/maxCircuits/);
+    // A misspelt option is not ignored.
+    expect(() => createCircuitBreaker({ threshold: 3 } as never)).toThrow(
+      /circuitBreaker has no option "threshold"/,
+    );
   });
 });
