@@ -71,7 +71,8 @@ const MAX_BODY = 4 * 1024 * 1024;
  */
 export function startScriptedHttp(handler: ScriptedHandler): Promise<ScriptedHttpServer> {
   const server = createServer((req, res) => {
-    void handle(handler, req, res);
+    // A client that aborts its request mid-body: nothing to answer, nothing to record.
+    handle(handler, req, res).catch(() => res.destroy());
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -151,7 +152,9 @@ run it by hand to try a client against the script.
 /** The cases of `check proxy`, from conformance/intermediary-cases.json at `path`; throws if unreadable. */
 export function loadProxyCases(path: string): ProxyCase[] {
   const doc: unknown = JSON.parse(readFileSync(path, 'utf8'));
-  return proxyCases(isRecord(doc) && Array.isArray(doc.cases) ? doc.cases : []);
+  if (!isRecord(doc) || !Array.isArray(doc.cases))
+    throw new Error(`${path} has no "cases" array (expected conformance/intermediary-cases.json)`);
+  return proxyCases(doc.cases);
 }
 
 /** The script a `serve-scripted` command line names; throws a one-line Error when it cannot. */
