@@ -20,6 +20,8 @@ import {
   type ScriptedTool,
 } from '../check/scripted.js';
 import { isRecord } from '../shared/safe.js';
+import { createRequestGuard, refusalOf } from '../proxy/http.js';
+import { refusalBody } from '../proxy/http-limits.js';
 
 /** Serves `handler` on newline-delimited JSON-RPC until `input` ends. */
 export function serveStdio(
@@ -70,7 +72,16 @@ const MAX_BODY = 4 * 1024 * 1024;
  * answered with application/json, 202 for notifications; no server-initiated stream (GET: 405).
  */
 export function startScriptedHttp(handler: ScriptedHandler): Promise<ScriptedHttpServer> {
+  // The same DNS-rebinding protection as the proxy's endpoint: loopback Host and Origin only.
+  const guard = createRequestGuard('127.0.0.1', {});
   const server = createServer((req, res) => {
+    const refused = refusalOf(guard, req.headers, req.socket.localPort);
+    if (refused !== undefined) {
+      res
+        .writeHead(refused.status, { 'content-type': 'application/json' })
+        .end(refusalBody(refused.reason));
+      return;
+    }
     // A client that aborts its request mid-body: nothing to answer, nothing to record.
     handle(handler, req, res).catch(() => res.destroy());
   });
@@ -113,7 +124,9 @@ async function handle(
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > MAX_BODY) {
-      res.writeHead(413).end();
+      // The rest is read and dropped, so that the client sees the answer.
+      req.resume();
+      res.writeHead(413, { connection: 'close' }).end();
       return;
     }
     chunks.push(chunk);
