@@ -17,6 +17,7 @@ const LIMIT_FLAGS = Object.freeze({
   'max-header-bytes': 'maxHeaderBytes',
   'headers-timeout': 'headersTimeoutMs',
   'request-timeout': 'requestTimeoutMs',
+  'keep-alive-timeout': 'keepAliveTimeoutMs',
 } satisfies Record<string, keyof ProxyHttpLimits>);
 type LimitFlag = keyof typeof LIMIT_FLAGS;
 const LIMIT_OPTIONS = Object.fromEntries(
@@ -64,6 +65,7 @@ mcp.proxy.refused_requests):
   --max-header-bytes N    Largest request head (default 16384; larger: 431)
   --headers-timeout MS    Longest wait for a request's headers (default 10000; then 408)
   --request-timeout MS    Longest wait for a whole request (default 30000; then 408)
+  --keep-alive-timeout MS Keep an idle connection open this long (default 65000)
 Upstream credentials (--upstream-url only):
   --upstream-header-file PATH  Send the header "Name: value" read from PATH upstream
   --upstream-header-env NAME   Same, "Name: value" read from the environment variable NAME

@@ -37,6 +37,12 @@ export interface ProxyHttpLimits {
   headersTimeoutMs: number;
   /** Longest wait for a whole request (headers and body); slower gets 408. @default 30_000 */
   requestTimeoutMs: number;
+  /**
+   * How long an idle keep-alive connection is kept open. Longer than the 60 s idle timeout of
+   * common load balancers, so that the side in front closes idle connections, not the proxy
+   * (a client reusing a connection the server is closing gets a reset). @default 65_000
+   */
+  keepAliveTimeoutMs: number;
 }
 
 /** The defaults; docs/proxy.md says why each is what it is. */
@@ -50,6 +56,7 @@ export const DEFAULT_HTTP_LIMITS: Readonly<ProxyHttpLimits> = Object.freeze({
   maxHeaderBytes: 16 * 1024,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 65_000,
 });
 
 /** The longest delay a Node timer can wait (about 24.8 days). */

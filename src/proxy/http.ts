@@ -258,6 +258,7 @@ export async function serveStreamableHttp(
       requestTimeout: limits.requestTimeoutMs,
       // How often Node looks for expired requests (30 s by default, too coarse for the limits).
       connectionsCheckingInterval: Math.min(1000, Math.ceil(limits.headersTimeoutMs / 2)),
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
     },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {

@@ -70,11 +70,12 @@ describe('the scripted HTTP server of check client / check proxy', () => {
   it('refuses a foreign Host or Origin (DNS rebinding) with 403 and a JSON-RPC body', async () => {
     const url = await start();
     const port = new URL(url).port;
-    for (const headers of [
+    const foreign: Array<Record<string, string>> = [
       { host: 'evil.example' },
       { host: `evil.example:${port}`, origin: `http://evil.example:${port}` },
       { host: `127.0.0.1:${port}`, origin: 'http://evil.example' },
-    ]) {
+    ];
+    for (const headers of foreign) {
       const answer = await send(url, { headers, body: LIST });
       expect(answer.status).toBe(403);
       expect(JSON.parse(answer.body)).toMatchObject({
