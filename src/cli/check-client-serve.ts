@@ -20,7 +20,7 @@ import {
   type ScriptedTool,
 } from '../check/scripted.js';
 import { isRecord } from '../shared/safe.js';
-import { createRequestGuard, refusalOf } from '../proxy/http.js';
+import { createRequestGuard, refusalOf } from '../proxy/http-guard.js';
 import { refusalBody } from '../proxy/http-limits.js';
 
 /** Serves `handler` on newline-delimited JSON-RPC until `input` ends. */

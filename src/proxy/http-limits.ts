@@ -1,18 +1,9 @@
 /**
- * What the proxy's Streamable HTTP endpoint bounds, the answer to each request it refuses, and
- * the metrics that count them: one table, read by the endpoint, its tests and docs/proxy.md.
+ * What the proxy's Streamable HTTP endpoint bounds and the answer to each request it refuses:
+ * one table, read by the endpoint, its metrics (http-metrics.ts), its tests and docs/proxy.md.
+ * Pure data, no dependencies: the checkers' scripted HTTP server answers from it too.
  */
-import { metrics, type Counter, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
-import {
-  ATTR_ERROR_TYPE,
-  METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE,
-  METRIC_MCP_PROXY_ACTIVE_SESSIONS,
-  METRIC_MCP_PROXY_EXPIRED_SESSIONS,
-  METRIC_MCP_PROXY_REFUSED_REQUESTS,
-  SCHEMA_URL,
-} from '../semconv.js';
 import { PARSE_ERROR, REQUEST_TIMEOUT, SERVER_ERROR } from '../shared/jsonrpc.js';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 
 /** Bounds of one Streamable HTTP endpoint; every one holds on every request. */
 export interface ProxyHttpLimits {
@@ -169,47 +160,4 @@ export function refusalBody(reason: RefusalReason, detail?: string): string {
     id: null,
     error: { code, message: detail === undefined ? message : `${message}: ${detail}` },
   });
-}
-
-/** The endpoint's metrics, on the global meter provider unless one is given. */
-export class HttpEndpointMetrics {
-  private readonly refused: Counter;
-  private readonly active: UpDownCounter;
-  private readonly expired: Counter;
-
-  constructor(meterProvider?: MeterProvider) {
-    const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(
-      PACKAGE_NAME,
-      PACKAGE_VERSION,
-      { schemaUrl: SCHEMA_URL },
-    );
-    this.refused = meter.createCounter(METRIC_MCP_PROXY_REFUSED_REQUESTS, {
-      unit: '{request}',
-      description: 'Requests the proxy refused before relaying them, by reason (error.type).',
-    });
-    this.active = meter.createUpDownCounter(METRIC_MCP_PROXY_ACTIVE_SESSIONS, {
-      unit: '{session}',
-      description: 'Streamable HTTP sessions open on the proxy.',
-    });
-    this.expired = meter.createCounter(METRIC_MCP_PROXY_EXPIRED_SESSIONS, {
-      unit: '{session}',
-      description: 'Sessions the proxy closed after they were idle for sessionIdleMs.',
-    });
-  }
-
-  refusal(reason: RefusalReason): void {
-    this.refused.add(1, {
-      [ATTR_ERROR_TYPE]: reason,
-      [METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE]: REFUSALS[reason].status,
-    });
-  }
-
-  sessionOpened(): void {
-    this.active.add(1);
-  }
-
-  sessionClosed(expired: boolean): void {
-    this.active.add(-1);
-    if (expired) this.expired.add(1);
-  }
 }
