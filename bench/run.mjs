@@ -164,7 +164,12 @@ function target(name, result, detail) {
 }
 
 /** This package's rows (and the references); every other row is a peer. */
-const isOurs = (v) => v === 'baseline' || v === 'floor' || v === 'omcp' || v.startsWith('omcp-');
+const isOurs = (v) =>
+  v === 'baseline' ||
+  v === 'floor' ||
+  v === 'mission-floor' ||
+  v === 'omcp' ||
+  v.startsWith('omcp-');
 
 async function overhead() {
   // Every ratio is to the floor's overhead over the baseline: both always run, and so does the

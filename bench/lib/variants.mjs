@@ -15,10 +15,12 @@ import {
 import * as v1Protocol from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as v1Mcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { missionFloor } from './mission-floor.mjs';
 
 export const VARIANTS = [
   'baseline',
   'floor',
+  'mission-floor',
   'omcp',
   'omcp-client',
   'omcp-client-spans',
@@ -36,6 +38,7 @@ export const BEFORE = { 'omcp-before': 'omcp', 'omcp-client-before': 'omcp-clien
 export const EXPECTED = {
   baseline: 'none',
   floor: 'client+server',
+  'mission-floor': 'client+server',
   omcp: 'client+server',
   'omcp-client': 'client only',
   'omcp-nologs': 'client+server',
@@ -108,6 +111,8 @@ export async function installVariant(name, build) {
       return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb };
     case 'floor':
       return floor();
+    case 'mission-floor':
+      return missionFloor();
     case 'omcp': {
       // Auto mode: the same prototype patches the module hooks apply, on the SDK loaded here.
       const instrumentation = new McpInstrumentation();

@@ -13,7 +13,7 @@ const variant = await installVariant(name);
 
 const memory = await connectInMemory(variant, 'bench-client');
 
-const stdio = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }));
+const stdio = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }), 'pipe');
 await stdio.connect(
   new StdioClientTransport({
     command: process.execPath,
