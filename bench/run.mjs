@@ -88,21 +88,21 @@ const us = (ns) => (ns / 1000).toFixed(1);
 
 /**
  * 95 % bootstrap interval (rounds resampled with replacement, fixed seed) of
- * median(x - base) / median(y - base): how much a ratio of overheads can be trusted when
- * every round is noisy.
+ * median(x - bx) / median(y - by): how much a ratio of overheads can be trusted when every round
+ * is noisy. `bx` and `by` are the baselines of each (the same one for two rows of one scenario).
  */
-function ratioInterval(x, y, base) {
+function ratioInterval(x, y, bx, by = bx) {
   let seed = 12345;
   const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-  const n = base.length;
+  const n = bx.length;
   const ratios = [];
   for (let k = 0; k < 2000; k++) {
     const dx = [];
     const dy = [];
     for (let i = 0; i < n; i++) {
       const j = Math.floor(rnd() * n);
-      dx.push(x[j] - base[j]);
-      dy.push(y[j] - base[j]);
+      dx.push(x[j] - bx[j]);
+      dy.push(y[j] - by[j]);
     }
     ratios.push(median(dx) / median(dy));
   }
@@ -171,10 +171,59 @@ const isOurs = (v) =>
   v === 'omcp' ||
   v.startsWith('omcp-');
 
+/** Comparisons printed with the CPU table that are not targets (a peer's own row). */
+const comparisons = [];
+
+/**
+ * The CPU targets of one scenario: this package against the mission floor (all scenarios) and
+ * the plain floor (ok paths); against each peer at the same output (a client-only peer with
+ * `omcp-client-spans`) or, for a peer that traces both sides, on this package's own row.
+ */
+function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOver }) {
+  const base = byVariant.baseline;
+  const mine = rows.omcp;
+  target(
+    `${key}: omcp overhead ≤ 1.15 × mission floor overhead`,
+    verdictOf(mine.missionInterval, 1.15),
+    `${us(mine.overheadNs)} µs vs mission floor ${us(missionOver)} µs (${mine.ratioToMission.toFixed(2)}×, ${interval(mine.missionInterval)})`,
+  );
+  if (key.endsWith('/ok'))
+    target(
+      `${key}: omcp overhead ≤ 1.25 × floor overhead`,
+      verdictOf(mine.ratioInterval, 1.25),
+      `${us(mine.overheadNs)} µs vs floor ${us(floorOver)} µs (${mine.ratioToFloor.toFixed(2)}×, ${interval(mine.ratioInterval)})`,
+    );
+  for (const peer of variants.filter((v) => !isOurs(v))) {
+    const p = rows[peer];
+    const vsPeer = (mineName, note) => {
+      const o = rows[mineName];
+      const ci = ratioInterval(byVariant[mineName], byVariant[peer], base);
+      return {
+        name: `${key}: ${mineName} overhead < ${peer}${note}`,
+        verdict: verdictOf(ci, 1),
+        detail: `${us(o.overheadNs)} µs vs ${us(p.overheadNs)} µs (ratio ${(o.overheadNs / p.overheadNs).toFixed(2)}, ${interval(ci)}; ${peer} spans: ${p.spans.shape}; ${mineName} spans: ${o.spans.shape})`,
+      };
+    };
+    if (p.spans.shape === 'client only' && rows['omcp-client-spans'] !== undefined) {
+      // A client-only peer sends no trace context and records no metrics: the same output from
+      // this package is the omcp-client-spans row (the target); omcp-client (trace context sent,
+      // metrics on) is printed beside it.
+      const t = vsPeer('omcp-client-spans', ' (same output: client spans only)');
+      target(t.name, t.verdict, t.detail);
+      if (rows['omcp-client'] !== undefined) comparisons.push(vsPeer('omcp-client', ' (own row)'));
+    } else {
+      const t = vsPeer('omcp', '');
+      target(t.name, t.verdict, t.detail);
+    }
+  }
+}
+
 async function overhead() {
   // Every ratio is to the floor's overhead over the baseline: both always run, and so does the
   // this-build row of each paired row.
-  const variants = [...new Set(['baseline', 'floor', ...(asked ?? VARIANTS), ...pairs.flat()])];
+  const variants = [
+    ...new Set(['baseline', 'floor', 'mission-floor', ...(asked ?? VARIANTS), ...pairs.flat()]),
+  ];
   const workers = {};
   for (const v of variants) {
     workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v });
@@ -225,7 +274,7 @@ async function overhead() {
     '\n## Per-call CPU cost (client + server processes; overhead = median of paired per-round differences to baseline)\n',
   );
   say(
-    `${pad('scenario', 13)}${pad('variant', 20)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('(95% interval)', 16)}${lpad('wall µs', 9)}  spans produced per call`,
+    `${pad('scenario', 13)}${pad('variant', 20)}${lpad('CPU µs', 8)}${lpad('overhead µs', 13)}${lpad('× floor', 9)}${lpad('(95% interval)', 16)}${lpad('× mission', 11)}${lpad('(95% interval)', 16)}${lpad('wall µs', 9)}  spans produced per call`,
   );
   for (const [key, byVariant] of Object.entries(times)) {
     const [transport, scenario] = key.split('/');
@@ -233,6 +282,7 @@ async function overhead() {
     const base = byVariant.baseline;
     const over = (v) => median(byVariant[v].map((t, i) => t - base[i]));
     const floorOver = over('floor');
+    const missionOver = over('mission-floor');
     for (const v of variants) {
       const row = {
         medianNs: median(byVariant[v]),
@@ -244,43 +294,23 @@ async function overhead() {
       row.ratioToFloor = v === 'baseline' ? undefined : row.overheadNs / floorOver;
       row.ratioInterval =
         v === 'baseline' ? undefined : ratioInterval(byVariant[v], byVariant.floor, base);
+      row.ratioToMission = v === 'baseline' ? undefined : row.overheadNs / missionOver;
+      row.missionInterval =
+        v === 'baseline'
+          ? undefined
+          : ratioInterval(byVariant[v], byVariant['mission-floor'], base);
       table[key][v] = row;
       const ci = row.ratioInterval;
+      const mi = row.missionInterval;
+      const fmt = (r) => (r === undefined ? '-' : r.toFixed(2));
+      const fmtCi = (c) => (c === undefined ? '' : `(${c[0].toFixed(2)}–${c[1].toFixed(2)})`);
       say(
-        `${pad(key, 13)}${pad(v, 20)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToFloor === undefined ? '-' : row.ratioToFloor.toFixed(2), 9)}${lpad(ci === undefined ? '' : `(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
+        `${pad(key, 13)}${pad(v, 20)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(fmt(row.ratioToFloor), 9)}${lpad(fmtCi(ci), 16)}${lpad(fmt(row.ratioToMission), 11)}${lpad(fmtCi(mi), 16)}${lpad(us(row.wallNs), 9)}  ${row.spans.shape}`,
       );
     }
     const mine = table[key].omcp;
-    if (mine !== undefined) {
-      target(
-        `${key}: omcp overhead ≤ 1.25 × floor overhead`,
-        verdictOf(mine.ratioInterval, 1.25),
-        `${us(mine.overheadNs)} µs vs floor ${us(floorOver)} µs (${mine.ratioToFloor.toFixed(2)}×, ${interval(mine.ratioInterval)})`,
-      );
-      for (const peer of variants.filter((v) => !isOurs(v))) {
-        const p = table[key][peer];
-        // Like for like: a peer that makes the client span only is compared with this package
-        // on the client only (the omcp-client row); a peer that traces both sides, with omcp.
-        const ours =
-          p.spans.shape === 'client only' && table[key]['omcp-client'] !== undefined
-            ? 'omcp-client'
-            : 'omcp';
-        const vsPeer = (mineName, note) => {
-          const o = table[key][mineName];
-          const ci = ratioInterval(byVariant[mineName], byVariant[peer], base);
-          target(
-            `${key}: ${mineName} overhead < ${peer}${note}`,
-            verdictOf(ci, 1),
-            `${us(o.overheadNs)} µs vs ${us(p.overheadNs)} µs (ratio ${(o.overheadNs / p.overheadNs).toFixed(2)}, ${interval(ci)}; ${peer} spans: ${p.spans.shape}; ${mineName} spans: ${o.spans.shape})`,
-          );
-        };
-        vsPeer(ours, '');
-        // A client-only peer also sends no trace context and records no metrics: the same
-        // output from this package is the omcp-client-spans row.
-        if (ours === 'omcp-client' && table[key]['omcp-client-spans'] !== undefined)
-          vsPeer('omcp-client-spans', ' (same output: client spans only)');
-      }
-    }
+    if (mine !== undefined)
+      overheadTargets(key, table[key], byVariant, variants, { floorOver, missionOver });
   }
   if (Object.keys(child).length > 0) {
     say(
@@ -352,6 +382,7 @@ async function alloc() {
     ...new Set([
       'baseline',
       'floor',
+      'mission-floor',
       'omcp',
       'omcp-alllogs',
       'omcp-allstacks',
@@ -360,10 +391,11 @@ async function alloc() {
       ...pairs.flat(),
     ]),
   ];
-  // The paired rows and the baseline run in several rounds (order rotating), so their ratio
-  // gets an interval; every row's figure is its median over the rounds it ran.
-  const repeated = ['baseline', ...pairs.flat()];
-  const rounds = Number(process.env.BENCH_ALLOC_ROUNDS ?? (pairs.length > 0 ? '5' : '1'));
+  // The rows a target or a pair compares, and the baseline, run in several rounds (order
+  // rotating), so their ratio gets an interval; every row's figure is its median over the rounds
+  // it ran.
+  const repeated = [...new Set(['baseline', 'mission-floor', 'omcp', ...pairs.flat()])];
+  const rounds = Number(process.env.BENCH_ALLOC_ROUNDS ?? (pairs.length > 0 ? '5' : '3'));
   const runs = {};
   for (let r = 0; r < rounds; r++) {
     const list = r === 0 ? rows : repeated;
@@ -379,18 +411,30 @@ async function alloc() {
       out[v].rounds = runs[v].map((x) => ({ ok: x.ok.bytesPerCall, fail: x.fail.bytesPerCall }));
   }
   say(
-    `${pad('scenario', 13)}${pad('variant', 20)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}`,
+    `${pad('scenario', 13)}${pad('variant', 20)}${lpad('bytes', 8)}${lpad('over baseline', 15)}${lpad('× floor', 9)}${lpad('× mission', 11)}`,
   );
   for (const scenario of ['ok', 'fail']) {
     const base = out.baseline[scenario].bytesPerCall;
     const floorOver = out.floor[scenario].bytesPerCall - base;
+    const missionOver = out['mission-floor'][scenario].bytesPerCall - base;
     for (const v of rows) {
       const bytes = out[v][scenario].bytesPerCall;
       const over = bytes - base;
+      const of = (x) => (v === 'baseline' ? '-' : (over / x).toFixed(2));
       say(
-        `${pad(`memory/${scenario}`, 13)}${pad(v, 20)}${lpad(bytes, 8)}${lpad(v === 'baseline' ? '-' : over, 15)}${lpad(v === 'baseline' ? '-' : (over / floorOver).toFixed(2), 9)}`,
+        `${pad(`memory/${scenario}`, 13)}${pad(v, 20)}${lpad(bytes, 8)}${lpad(v === 'baseline' ? '-' : over, 15)}${lpad(of(floorOver), 9)}${lpad(of(missionOver), 11)}`,
       );
     }
+  }
+  for (const scenario of ['ok', 'fail']) {
+    const base = bytesOf('baseline', scenario);
+    const ci = ratioInterval(bytesOf('omcp', scenario), bytesOf('mission-floor', scenario), base);
+    const over = (v) => median(bytesOf(v, scenario).map((x, i) => x - base[i]));
+    target(
+      `memory/${scenario}: omcp bytes allocated per call ≤ 1.15 × mission floor's (over baseline)`,
+      verdictOf(ci, 1.15),
+      `${Math.round(over('omcp'))} vs ${Math.round(over('mission-floor'))} bytes over baseline (${(over('omcp') / over('mission-floor')).toFixed(2)}×, ${interval(ci)}, ${rounds} rounds)`,
+    );
   }
   for (const scenario of ['ok', 'fail']) {
     say(`\nlargest allocators, omcp memory/${scenario} (bytes per call):`);
@@ -509,6 +553,11 @@ if (want('heap')) await heap();
 if (want('retry')) await retry();
 if (want('collector')) await collector();
 
+if (comparisons.length > 0) {
+  say('\n## Own rows against a client-only peer (not targets: the rows differ in output)\n');
+  for (const c of comparisons) say(`${pad(c.verdict, 8)}${c.name}: ${c.detail}`);
+  results.comparisons = comparisons;
+}
 say('\n## Targets\n');
 for (const t of results.targets) say(`${pad(t.verdict, 8)}${t.name}: ${t.detail}`);
 results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
