@@ -351,6 +351,105 @@ async function overhead() {
 }
 
 /**
+ * How cost grows with load (in-memory, ok path): per-call overhead of this package over the
+ * baseline at 1, 10, 100 and 1,000 calls in flight at once, and for tool results of 1 KB to
+ * 1 MB (payload capture off: nothing may copy or serialise a payload it does not record). Each
+ * level's overhead is compared with the first level's; flat means it grows by at most 10 %,
+ * interval included. The mission floor runs beside it as a reference.
+ */
+async function scaling() {
+  const variants = ['baseline', 'mission-floor', 'omcp'];
+  const workers = {};
+  for (const v of variants) {
+    workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v, BENCH_NO_STDIO: '1' });
+    await workers[v].ready;
+  }
+  const n = Math.max(1000, Math.round(1000 * scale));
+  const sweeps = {
+    concurrency: [1, 10, 100, 1000].map((c) => ({ label: `${c} in flight`, tool: 'ok', c })),
+    payload: [
+      ['1 KB', 'p1k'],
+      ['10 KB', 'p10k'],
+      ['100 KB', 'p100k'],
+      ['1 MB', 'p1m'],
+    ].map(([label, tool]) => ({ label: `${label} result`, tool, c: 1 })),
+  };
+  const levels = Object.values(sweeps).flat();
+  const run = (v, l, count, warmup) =>
+    workers[v].send({
+      cmd: 'run',
+      transport: 'memory',
+      scenario: l.tool,
+      concurrency: l.c,
+      n: count,
+      warmup,
+    });
+  for (const l of levels) for (const v of variants) await run(v, l, n, 0);
+  const rounds = Math.max(2, Math.round(ROUNDS / 2));
+  const cpu = {};
+  for (let r = 0; r < rounds; r++) {
+    process.stdout.write(`scaling round ${r + 1}/${rounds}\r`);
+    for (const l of levels) {
+      const order = variants.map((_, i) => variants[(i + r) % variants.length]);
+      for (const v of order) {
+        const { cpuNsPerCall } = await run(v, l, n, Math.min(l.c, 100));
+        ((cpu[l.label] ??= {})[v] ??= []).push(cpuNsPerCall);
+      }
+    }
+  }
+  for (const v of variants) await workers[v].send({ cmd: 'exit' });
+  // Bytes allocated per call at each level: the machine-independent view of the same question.
+  const bytes = {};
+  for (const v of variants)
+    bytes[v] = runScript('./lib/alloc.mjs', {
+      BENCH_VARIANT: v,
+      BENCH_ALLOC_LEVELS: JSON.stringify(levels),
+      BENCH_ALLOC_CALLS: String(Math.max(1000, Math.round(3000 * scale))),
+    });
+  say(
+    `\n## How cost grows (in-memory, ok path; CPU µs per call; overhead over baseline, median of paired per-round differences; ${rounds} rounds of ${n} calls per level)\n`,
+  );
+  const out = {};
+  for (const [sweep, list] of Object.entries(sweeps)) {
+    say(
+      `${pad(sweep, 13)}${pad('level', 18)}${lpad('baseline µs', 12)}${lpad('mission +µs', 12)}${lpad('omcp +µs', 10)}${lpad('× level 1', 11)}${lpad('(95% interval)', 16)}${lpad('mission ×', 11)}${lpad('omcp +bytes', 13)}${lpad('× level 1', 11)}`,
+    );
+    const first = cpu[list[0].label];
+    const rows = [];
+    for (const l of list) {
+      const t = cpu[l.label];
+      const over = (v) => median(t[v].map((x, i) => x - t.baseline[i]));
+      const growth = (v) => over(v) / median(first[v].map((x, i) => x - first.baseline[i]));
+      const ci = ratioInterval(t.omcp, first.omcp, t.baseline, first.baseline);
+      const row = {
+        level: l.label,
+        baselineNs: median(t.baseline),
+        missionOverheadNs: over('mission-floor'),
+        omcpOverheadNs: over('omcp'),
+        growth: growth('omcp'),
+        growthInterval: ci,
+        missionGrowth: growth('mission-floor'),
+        bytesOver: bytes.omcp[l.label] - bytes.baseline[l.label],
+        missionBytesOver: bytes['mission-floor'][l.label] - bytes.baseline[l.label],
+      };
+      row.bytesGrowth = row.bytesOver / (bytes.omcp[list[0].label] - bytes.baseline[list[0].label]);
+      rows.push(row);
+      say(
+        `${pad(sweep, 13)}${pad(l.label, 18)}${lpad(us(row.baselineNs), 12)}${lpad(us(row.missionOverheadNs), 12)}${lpad(us(row.omcpOverheadNs), 10)}${lpad(row.growth.toFixed(2), 11)}${lpad(`(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(row.missionGrowth.toFixed(2), 11)}${lpad(row.bytesOver, 13)}${lpad(row.bytesGrowth.toFixed(2), 11)}`,
+      );
+    }
+    for (const row of rows.slice(1))
+      target(
+        `scaling ${sweep}, ${row.level}: omcp overhead per call ≤ 1.10 × at ${rows[0].level}`,
+        verdictOf(row.growthInterval, 1.1),
+        `${us(row.omcpOverheadNs)} µs vs ${us(rows[0].omcpOverheadNs)} µs (${row.growth.toFixed(2)}×, ${interval(row.growthInterval)})`,
+      );
+    out[sweep] = rows;
+  }
+  results.scaling = { n, rounds, cpu, bytes, ...out };
+}
+
+/**
  * A paired row's verdict: a regression only when the whole interval of after / before lies
  * above 1.
  */
@@ -547,6 +646,7 @@ async function collector() {
 installPeers();
 const started = Date.now();
 if (want('overhead')) await overhead();
+if (want('scaling')) await scaling();
 if (want('alloc')) await alloc();
 if (want('parts')) await parts();
 if (want('heap')) await heap();

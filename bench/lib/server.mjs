@@ -3,6 +3,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
+/** The scaling section's tools: each returns a text of its size, made once, not per call. */
+export const PAYLOADS = { p1k: 1024, p10k: 10 * 1024, p100k: 100 * 1024, p1m: 1024 * 1024 };
+const texts = Object.fromEntries(Object.entries(PAYLOADS).map(([k, n]) => [k, 'x'.repeat(n)]));
+
 /**
  * Builds the server with `variant`'s wrappers; `extraTools` may add tools (e.g. stats);
  * `transport` is the `network.transport` the server is reached over (the mission floor's).
@@ -32,6 +36,14 @@ export function createServer(variant, extraTools = {}, transport = 'inproc') {
       transport,
     ),
   );
+  for (const tool of Object.keys(PAYLOADS)) {
+    const result = { content: [{ type: 'text', text: texts[tool] }] };
+    server.registerTool(
+      tool,
+      { description: `returns ${PAYLOADS[tool]} bytes` },
+      variant.tool(tool, async () => result, transport),
+    );
+  }
   for (const [name, cb] of Object.entries(extraTools))
     server.registerTool(name, { description: name }, cb);
   return { server, raw };

@@ -13,15 +13,19 @@ const variant = await installVariant(name);
 
 const memory = await connectInMemory(variant, 'bench-client');
 
-const stdio = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }), 'pipe');
-await stdio.connect(
-  new StdioClientTransport({
-    command: process.execPath,
-    args: [fileURLToPath(new URL('./stdio-server.mjs', import.meta.url))],
-    env: { ...process.env, BENCH_VARIANT: name },
-    stderr: 'inherit',
-  }),
-);
+// The scaling section runs in-memory only and needs no stdio child.
+let stdio;
+if (process.env.BENCH_NO_STDIO !== '1') {
+  stdio = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }), 'pipe');
+  await stdio.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./stdio-server.mjs', import.meta.url))],
+      env: { ...process.env, BENCH_VARIANT: name },
+      stderr: 'inherit',
+    }),
+  );
+}
 const clients = { memory, stdio };
 
 async function call(client, tool) {
@@ -35,19 +39,34 @@ async function childCpu() {
   return Number(r.content[0].text);
 }
 
+/** `n` calls of `tool`, `concurrency` of them in flight at once (1: one after the other). */
+async function calls(client, tool, n, concurrency) {
+  if (concurrency === 1) {
+    for (let i = 0; i < n; i++) await call(client, tool);
+    return;
+  }
+  const wave = [];
+  for (let done = 0; done < n; done += concurrency) {
+    wave.length = 0;
+    for (let i = 0; i < Math.min(concurrency, n - done); i++) wave.push(call(client, tool));
+    await Promise.all(wave);
+  }
+}
+
 /**
- * Runs `n` sequential calls. CPU time (this process plus, over stdio, the server child) is
+ * Runs `n` calls of the scenario's tool (`scenario`: ok, fail, or a payload tool), `concurrency`
+ * in flight at once (default 1, sequential). CPU time (this process plus, over stdio, the server child) is
  * the main figure: on a shared 2-core machine, wall time also measures the neighbours.
  */
-async function run({ transport, scenario, n, warmup }) {
+async function run({ transport, scenario, n, warmup, concurrency = 1 }) {
   const client = clients[transport];
-  for (let i = 0; i < warmup; i++) await call(client, scenario);
+  await calls(client, scenario, warmup, concurrency);
   await otel.tracerProvider.forceFlush();
   await otel.loggerProvider.forceFlush();
   const childBefore = transport === 'stdio' ? await childCpu() : 0;
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) await call(client, scenario);
+  await calls(client, scenario, n, concurrency);
   // Export is part of the cost: flush what these calls queued before stopping the clocks.
   await otel.tracerProvider.forceFlush();
   await otel.loggerProvider.forceFlush();
@@ -113,7 +132,7 @@ process.on('message', (msg) => {
     check,
     exit: async () => {
       await memory.close();
-      await stdio.close();
+      await stdio?.close();
       setTimeout(() => process.exit(0), 50);
       return {};
     },
