@@ -18,6 +18,7 @@ import {
 import { logs } from '@opentelemetry/api-logs';
 
 const KEY = 'io.modelcontextprotocol/toolFailure';
+const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const LOGS_PER_SECOND = 10;
 
@@ -76,9 +77,12 @@ function logBudget() {
   };
 }
 
-/** The span attributes both sides put on a tools/call span. */
-function operationAttributes(tool, transport, version, id) {
-  return {
+/**
+ * The span attributes both sides put on a tools/call span; over HTTP the protocol name and, on
+ * the client, the server's address and port (`peer`).
+ */
+function operationAttributes(tool, transport, version, id, peer) {
+  const a = {
     'mcp.method.name': 'tools/call',
     'gen_ai.tool.name': tool,
     'gen_ai.operation.name': 'execute_tool',
@@ -86,10 +90,16 @@ function operationAttributes(tool, transport, version, id) {
     'mcp.protocol.version': version,
     'jsonrpc.request.id': id,
   };
+  if (transport === 'tcp') a['network.protocol.name'] = 'http';
+  if (peer !== undefined) {
+    a['server.address'] = peer.address;
+    a['server.port'] = peer.port;
+  }
+  return a;
 }
 
 /** The histogram's attributes: the span's less the request id, plus the failure's. */
-function durationAttributes(tool, transport, version, failureClass) {
+function durationAttributes(tool, transport, version, failureClass, peer) {
   const a = {
     'mcp.method.name': 'tools/call',
     'gen_ai.tool.name': tool,
@@ -97,6 +107,11 @@ function durationAttributes(tool, transport, version, failureClass) {
     'network.transport': transport,
     'mcp.protocol.version': version,
   };
+  if (transport === 'tcp') a['network.protocol.name'] = 'http';
+  if (peer !== undefined) {
+    a['server.address'] = peer.address;
+    a['server.port'] = peer.port;
+  }
   if (failureClass !== undefined) {
     a['error.type'] = 'tool_error';
     a['mcp.tool.failure.class'] = failureClass;
@@ -123,7 +138,7 @@ export function missionFloor() {
   let serverVersion;
 
   return {
-    client(c, transport) {
+    client(c, transport, peer) {
       let clientVersion;
       // The negotiated version, read off the one `initialize` response; then out of the way.
       const request = c.request;
@@ -139,11 +154,13 @@ export function missionFloor() {
       c.callTool = (params, ...rest) => {
         const start = performance.now();
         const tool = params.name;
+        // SDK 2.x records the version it negotiated (on 2026-07-28 no initialize runs).
+        clientVersion ??= c._negotiatedProtocolVersion;
         // The id the SDK's request() is about to take (it runs synchronously from callTool).
         const id = String(c._requestMessageId);
         const span = tracer.startSpan(`tools/call ${tool}`, {
           kind: SpanKind.CLIENT,
-          attributes: operationAttributes(tool, transport, clientVersion, id),
+          attributes: operationAttributes(tool, transport, clientVersion, id, peer),
         });
         const ctx = trace.setSpan(context.active(), span);
         const meta = { ...params._meta };
@@ -152,7 +169,7 @@ export function missionFloor() {
           span.end();
           clientDuration.record(
             (performance.now() - start) / 1000,
-            durationAttributes(tool, transport, clientVersion, failureClass),
+            durationAttributes(tool, transport, clientVersion, failureClass, peer),
             ctx,
           );
         };
@@ -196,6 +213,7 @@ export function missionFloor() {
       // The negotiated version, from the server's `initialize` handler (once per connection).
       const inner = s.server;
       const initialize = inner._oninitialize;
+      if (typeof initialize !== 'function') return s;
       inner._oninitialize = async function (req) {
         const r = await initialize.call(this, req);
         serverVersion = r.protocolVersion;
@@ -207,18 +225,16 @@ export function missionFloor() {
       return async (...args) => {
         const start = performance.now();
         const extra = args[args.length - 1];
-        const parent = propagation.extract(ROOT_CONTEXT, extra?._meta ?? {});
+        // SDK 1.x hands the request over as `extra`, 2.x as `ctx.mcpReq` (whose envelope names
+        // the revision on 2026-07-28, where no initialize runs).
+        const req = extra.mcpReq;
+        const meta = req === undefined ? extra._meta : req._meta;
+        const parent = propagation.extract(ROOT_CONTEXT, meta ?? {});
+        const version = serverVersion ?? req?.envelope?.[VERSION_KEY];
+        const id = String(req === undefined ? extra.requestId : req.id);
         const span = tracer.startSpan(
           `tools/call ${name}`,
-          {
-            kind: SpanKind.SERVER,
-            attributes: operationAttributes(
-              name,
-              transport,
-              serverVersion,
-              String(extra.requestId),
-            ),
-          },
+          { kind: SpanKind.SERVER, attributes: operationAttributes(name, transport, version, id) },
           parent,
         );
         const ctx = trace.setSpan(parent, span);
@@ -275,7 +291,7 @@ export function missionFloor() {
           span.end();
           serverDuration.record(
             (performance.now() - start) / 1000,
-            durationAttributes(name, transport, serverVersion, failureClass),
+            durationAttributes(name, transport, version, failureClass),
             ctx,
           );
         }

@@ -1,43 +1,84 @@
 // One benchmark process for one variant, driven by bench/run.mjs over IPC. It holds an
-// in-memory client/server pair and a client of a stdio child running the same variant.
+// in-memory client/server pair, a client of a stdio child running the same variant, and (for the
+// variants that support SDK 2.x) a client of a Streamable HTTP child in the 2026-07-28 revision's
+// stateless mode. BENCH_WORKER_TRANSPORTS names the transports it connects.
+import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2HttpTransport,
+} from '@modelcontextprotocol/client';
 import { setupOtel, slim } from './otel.mjs';
-import { installVariant } from './variants.mjs';
+import { HTTP_VARIANTS, installVariant } from './variants.mjs';
 import { connectInMemory } from './server.mjs';
 
 const name = process.env.BENCH_VARIANT ?? 'baseline';
+const transports = (process.env.BENCH_WORKER_TRANSPORTS ?? 'memory,stdio,http').split(',');
 const otel = setupOtel();
 const variant = await installVariant(name);
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
-const memory = await connectInMemory(variant, 'bench-client');
+const clients = {};
+clients.memory = await connectInMemory(variant, 'bench-client');
 
-// The scaling section runs in-memory only and needs no stdio child.
-let stdio;
-if (process.env.BENCH_NO_STDIO !== '1') {
-  stdio = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }), 'pipe');
-  await stdio.connect(
+if (transports.includes('stdio')) {
+  clients.stdio = variant.client(new Client({ name: 'bench-client', version: '1.0.0' }), 'pipe');
+  await clients.stdio.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [fileURLToPath(new URL('./stdio-server.mjs', import.meta.url))],
+      args: [here('./stdio-server.mjs')],
       env: { ...process.env, BENCH_VARIANT: name },
       stderr: 'inherit',
     }),
   );
 }
-const clients = { memory, stdio };
+
+/** The HTTP child, over IPC: its port, then its CPU time and spans on request. */
+let httpChild;
+if (transports.includes('http') && HTTP_VARIANTS.includes(name)) {
+  const child = fork(here('./http-server.mjs'), { env: { ...process.env, BENCH_VARIANT: name } });
+  let next = 0;
+  const pending = new Map();
+  const { port } = await new Promise((resolve) => {
+    child.on('message', (m) => {
+      if (m.port !== undefined) return resolve(m);
+      pending.get(m.id)(m.result);
+      pending.delete(m.id);
+    });
+  });
+  httpChild = {
+    send: (cmd) =>
+      new Promise((resolve) => {
+        pending.set(++next, resolve);
+        child.send({ cmd, id: next });
+      }),
+  };
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  clients.http = variant.client(
+    new V2Client(
+      { name: 'bench-client', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    ),
+    'tcp',
+    { address: '127.0.0.1', port },
+  );
+  await clients.http.connect(new V2HttpTransport(url));
+}
 
 async function call(client, tool) {
   const r = await client.callTool({ name: tool, arguments: {} });
   if ((r.isError === true) !== (tool === 'fail')) throw new Error(`unexpected result of ${tool}`);
 }
 
-/** CPU time of the stdio child, in µs (read outside the timed loop). */
-async function childCpu() {
-  const r = await stdio.callTool({ name: 'bench_cpu', arguments: {} });
+/** CPU time of the server child of `transport`, in µs (read outside the timed loop). */
+async function childCpu(transport) {
+  if (transport === 'http') return httpChild.send('cpu');
+  const r = await clients.stdio.callTool({ name: 'bench_cpu', arguments: {} });
   return Number(r.content[0].text);
 }
+const hasChild = (transport) => transport === 'stdio' || transport === 'http';
 
 /** `n` calls of `tool`, `concurrency` of them in flight at once (1: one after the other). */
 async function calls(client, tool, n, concurrency) {
@@ -63,7 +104,7 @@ async function run({ transport, scenario, n, warmup, concurrency = 1 }) {
   await calls(client, scenario, warmup, concurrency);
   await otel.tracerProvider.forceFlush();
   await otel.loggerProvider.forceFlush();
-  const childBefore = transport === 'stdio' ? await childCpu() : 0;
+  const childBefore = hasChild(transport) ? await childCpu(transport) : 0;
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   await calls(client, scenario, n, concurrency);
@@ -72,7 +113,7 @@ async function run({ transport, scenario, n, warmup, concurrency = 1 }) {
   await otel.loggerProvider.forceFlush();
   const ns = Number(process.hrtime.bigint() - start);
   const used = process.cpuUsage(cpu);
-  const childAfter = transport === 'stdio' ? await childCpu() : 0;
+  const childAfter = hasChild(transport) ? await childCpu(transport) : 0;
   const cpuUs = used.user + used.system + (childAfter - childBefore);
   return {
     nsPerCall: ns / n,
@@ -87,6 +128,7 @@ async function check({ transport }) {
   await otel.tracerProvider.forceFlush();
   otel.spans.reset();
   if (transport === 'stdio') await client.callTool({ name: 'bench_reset', arguments: {} });
+  if (transport === 'http') await httpChild.send('reset');
   await otel.tracerProvider.forceFlush();
   otel.spans.reset();
   await call(client, 'ok');
@@ -97,6 +139,7 @@ async function check({ transport }) {
     const r = await client.callTool({ name: 'bench_stats', arguments: {} });
     spans = spans.concat(JSON.parse(r.content[0].text).spans);
   }
+  if (transport === 'http') spans = spans.concat((await httpChild.send('stats')).spans);
   const out = {};
   for (const tool of ['ok', 'fail']) {
     const mine = spans.filter((s) => new RegExp(`\\b${tool}\\b`).test(s.name));
@@ -131,8 +174,12 @@ process.on('message', (msg) => {
     run,
     check,
     exit: async () => {
-      await memory.close();
-      await stdio?.close();
+      await clients.memory.close();
+      await clients.stdio?.close();
+      if (clients.http !== undefined) {
+        await clients.http.close();
+        await httpChild.send('exit');
+      }
       setTimeout(() => process.exit(0), 50);
       return {};
     },
