@@ -348,7 +348,7 @@ async function overhead() {
       }
     }
   }
-  results.overhead = { variants, table, cpu: times, wall, serverCpu: child };
+  results.overhead = { variants, table, spans, cpu: times, wall, serverCpu: child };
   if (pairs.length > 0) {
     sayPairsHeader('Overhead', 'overhead µs over baseline, median of paired per-round differences');
     for (const [key, byVariant] of Object.entries(times))

@@ -6,6 +6,8 @@ import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import { setupOtel, slim } from './otel.mjs';
 import { installVariant } from './variants.mjs';
 
+const { Headers, Request } = globalThis;
+
 const otel = setupOtel();
 const variant = await installVariant(process.env.BENCH_VARIANT ?? 'baseline');
 const net = 'tcp';

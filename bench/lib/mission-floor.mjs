@@ -16,6 +16,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
+import { performance } from 'node:perf_hooks';
 
 const KEY = 'io.modelcontextprotocol/toolFailure';
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';

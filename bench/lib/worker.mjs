@@ -28,7 +28,8 @@ if (transports.includes('stdio')) {
   await clients.stdio.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [here('./stdio-server.mjs')],
+      // BENCH_CHILD_NODE_ARGS: node options for the stdio child, e.g. to profile it (--cpu-prof).
+      args: [...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ') ?? []), here('./stdio-server.mjs')],
       env: { ...process.env, BENCH_VARIANT: name },
       stderr: 'inherit',
     }),
@@ -132,7 +133,7 @@ async function check({ transport }) {
   await otel.tracerProvider.forceFlush();
   otel.spans.reset();
   await call(client, 'ok');
-  await call(client, 'fail');
+  const failed = await client.callTool({ name: 'fail', arguments: {} });
   await otel.tracerProvider.forceFlush();
   let spans = otel.spans.ring.map(slim);
   if (transport === 'stdio') {
@@ -165,6 +166,33 @@ async function check({ transport }) {
       clientAttributes: clientSpan?.attributes,
       serverAttributes: serverSpan?.attributes,
     };
+  }
+  // The failure object the failing call's result carries, and whether its correlationId is the
+  // client span's trace ID.
+  const failure = failed._meta?.['io.modelcontextprotocol/toolFailure'];
+  const clientFail = spans.find((s) => s.kind === 2 && /\bfail\b/.test(s.name));
+  out.fail.failureObject =
+    failure === undefined
+      ? undefined
+      : {
+          class: failure.class,
+          code: failure.code,
+          correlationIsTraceId: failure.correlationId === clientFail?.traceId,
+        };
+  // In-memory both sides record into this process: the metrics with a tools/call point.
+  if (transport === 'memory') {
+    const { resourceMetrics } = await otel.reader.collect();
+    out.metrics = resourceMetrics.scopeMetrics
+      .flatMap((sm) => sm.metrics)
+      .filter((m) =>
+        m.dataPoints.some(
+          (d) =>
+            d.attributes['mcp.method.name'] === 'tools/call' ||
+            d.attributes['gen_ai.tool.name'] === 'fail',
+        ),
+      )
+      .map((m) => m.descriptor.name)
+      .sort();
   }
   return out;
 }
