@@ -400,17 +400,20 @@ async function scaling() {
       concurrency: l.c,
       n: count,
       warmup,
+      gc: true,
     });
   for (const l of levels) for (const v of variants) await run(v, l, n, 0);
   const rounds = Math.max(2, Math.round(ROUNDS / 2));
   const cpu = {};
+  const gc = {};
   for (let r = 0; r < rounds; r++) {
     process.stdout.write(`scaling round ${r + 1}/${rounds}\r`);
     for (const l of levels) {
       const order = variants.map((_, i) => variants[(i + r) % variants.length]);
       for (const v of order) {
-        const { cpuNsPerCall } = await run(v, l, n, Math.min(l.c, 100));
+        const { cpuNsPerCall, gcNsPerCall } = await run(v, l, n, Math.min(l.c, 100));
         ((cpu[l.label] ??= {})[v] ??= []).push(cpuNsPerCall);
+        ((gc[l.label] ??= {})[v] ??= []).push(gcNsPerCall);
       }
     }
   }
@@ -429,7 +432,7 @@ async function scaling() {
   const out = {};
   for (const [sweep, list] of Object.entries(sweeps)) {
     say(
-      `${pad(sweep, 13)}${pad('level', 18)}${lpad('baseline µs', 12)}${lpad('mission +µs', 12)}${lpad('omcp +µs', 10)}${lpad('× level 1', 11)}${lpad('(95% interval)', 16)}${lpad('mission ×', 11)}${lpad('omcp +bytes', 13)}${lpad('× level 1', 11)}`,
+      `${pad(sweep, 13)}${pad('level', 18)}${lpad('baseline µs', 12)}${lpad('mission +µs', 12)}${lpad('omcp +µs', 10)}${lpad('× level 1', 11)}${lpad('(95% interval)', 16)}${lpad('mission ×', 11)}${lpad('omcp +bytes', 13)}${lpad('× level 1', 11)}${lpad('GC µs', 7)}${lpad('GC +µs mission', 16)}${lpad('omcp', 6)}`,
     );
     const first = cpu[list[0].label];
     const rows = [];
@@ -446,13 +449,19 @@ async function scaling() {
         growth: growth('omcp'),
         growthInterval: ci,
         missionGrowth: growth('mission-floor'),
+        // GC time per call: the baseline's, and each row's over it (paired, median).
+        gcBaselineNs: median(gc[l.label].baseline),
+        gcMissionOverNs: median(
+          gc[l.label]['mission-floor'].map((x, i) => x - gc[l.label].baseline[i]),
+        ),
+        gcOmcpOverNs: median(gc[l.label].omcp.map((x, i) => x - gc[l.label].baseline[i])),
         bytesOver: bytes.omcp[l.label] - bytes.baseline[l.label],
         missionBytesOver: bytes['mission-floor'][l.label] - bytes.baseline[l.label],
       };
       row.bytesGrowth = row.bytesOver / (bytes.omcp[list[0].label] - bytes.baseline[list[0].label]);
       rows.push(row);
       say(
-        `${pad(sweep, 13)}${pad(l.label, 18)}${lpad(us(row.baselineNs), 12)}${lpad(us(row.missionOverheadNs), 12)}${lpad(us(row.omcpOverheadNs), 10)}${lpad(row.growth.toFixed(2), 11)}${lpad(`(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(row.missionGrowth.toFixed(2), 11)}${lpad(row.bytesOver, 13)}${lpad(row.bytesGrowth.toFixed(2), 11)}`,
+        `${pad(sweep, 13)}${pad(l.label, 18)}${lpad(us(row.baselineNs), 12)}${lpad(us(row.missionOverheadNs), 12)}${lpad(us(row.omcpOverheadNs), 10)}${lpad(row.growth.toFixed(2), 11)}${lpad(`(${ci[0].toFixed(2)}–${ci[1].toFixed(2)})`, 16)}${lpad(row.missionGrowth.toFixed(2), 11)}${lpad(row.bytesOver, 13)}${lpad(row.bytesGrowth.toFixed(2), 11)}${lpad(us(row.gcBaselineNs), 7)}${lpad(us(row.gcMissionOverNs), 16)}${lpad(us(row.gcOmcpOverNs), 6)}`,
       );
     }
     for (const row of rows.slice(1))
@@ -463,7 +472,7 @@ async function scaling() {
       );
     out[sweep] = rows;
   }
-  results.scaling = { n, rounds, cpu, bytes, ...out };
+  results.scaling = { n, rounds, cpu, gc, bytes, ...out };
 }
 
 /**

@@ -29,6 +29,10 @@ function whereOf(url) {
 
 /** `n` calls of `tool`, `concurrency` in flight at once. */
 async function calls(tool, n, concurrency) {
+  if (concurrency === 1) {
+    for (let i = 0; i < n; i++) await client.callTool({ name: tool, arguments: {} });
+    return;
+  }
   for (let done = 0; done < n; done += concurrency) {
     const wave = [];
     for (let i = 0; i < Math.min(concurrency, n - done); i++)

@@ -26,6 +26,7 @@ export const VARIANTS = [
   'omcp',
   'omcp-client',
   'omcp-client-spans',
+  'omcp-noobjects',
   'autotel',
   'traceloop',
 ];

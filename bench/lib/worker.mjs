@@ -3,6 +3,8 @@
 // variants that support SDK 2.x) a client of a Streamable HTTP child in the 2026-07-28 revision's
 // stateless mode. BENCH_WORKER_TRANSPORTS names the transports it connects.
 import { fork } from 'node:child_process';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -81,6 +83,26 @@ async function childCpu(transport) {
 }
 const hasChild = (transport) => transport === 'stdio' || transport === 'http';
 
+/** Garbage collections of this process (start, duration in ms), to price GC per call. */
+const gcs = [];
+let gcObserver;
+/** Starts keeping this process's GC entries (the scaling section asks; others keep none). */
+function observeGc() {
+  gcObserver ??= new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcs.push(e.startTime, e.duration);
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+}
+
+/** ns of GC that started between `from` and `to` (performance.now() times), then forgets. */
+async function gcBetween(from, to) {
+  await sleep(5); // the observer's entries arrive a few turns later
+  let ms = 0;
+  for (let i = 0; i < gcs.length; i += 2) if (gcs[i] >= from && gcs[i] < to) ms += gcs[i + 1];
+  gcs.length = 0;
+  return ms * 1e6;
+}
+
 /** `n` calls of `tool`, `concurrency` of them in flight at once (1: one after the other). */
 async function calls(client, tool, n, concurrency) {
   if (concurrency === 1) {
@@ -100,26 +122,31 @@ async function calls(client, tool, n, concurrency) {
  * in flight at once (default 1, sequential). CPU time (this process plus, over stdio, the server child) is
  * the main figure: on a shared 2-core machine, wall time also measures the neighbours.
  */
-async function run({ transport, scenario, n, warmup, concurrency = 1 }) {
+async function run({ transport, scenario, n, warmup, concurrency = 1, gc = false }) {
   const client = clients[transport];
+  if (gc) observeGc();
   await calls(client, scenario, warmup, concurrency);
   await otel.tracerProvider.forceFlush();
   await otel.loggerProvider.forceFlush();
   const childBefore = hasChild(transport) ? await childCpu(transport) : 0;
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
+  const from = performance.now();
   await calls(client, scenario, n, concurrency);
   // Export is part of the cost: flush what these calls queued before stopping the clocks.
   await otel.tracerProvider.forceFlush();
   await otel.loggerProvider.forceFlush();
   const ns = Number(process.hrtime.bigint() - start);
   const used = process.cpuUsage(cpu);
+  const to = performance.now();
   const childAfter = hasChild(transport) ? await childCpu(transport) : 0;
   const cpuUs = used.user + used.system + (childAfter - childBefore);
   return {
     nsPerCall: ns / n,
     cpuNsPerCall: (cpuUs * 1000) / n,
     childCpuNsPerCall: ((childAfter - childBefore) * 1000) / n,
+    // This process's GC time (the in-memory pair's both sides), outside the CPU window's reads.
+    gcNsPerCall: gc ? (await gcBetween(from, to)) / n : undefined,
   };
 }
 
