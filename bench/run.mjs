@@ -12,6 +12,8 @@ const scale = Number(process.env.BENCH_SCALE ?? '1');
 // Many short rounds rather than a few long ones: on a shared machine the noise comes in bursts,
 // and the median of many paired differences shrugs off the rounds a burst hit.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '96');
+/** Worker processes per variant in the overhead section (BENCH_REPLICAS), used in turn. */
+const REPLICAS = Math.max(1, Number(process.env.BENCH_REPLICAS ?? '2'));
 const N = {
   memory: Math.round(600 * scale),
   stdio: Math.round(300 * scale),
@@ -138,7 +140,7 @@ const results = {
     platform: `${os.platform()} ${os.release()}`,
   },
   versions: versions(),
-  settings: { scale, rounds: ROUNDS, n: N, warmup: WARMUP },
+  settings: { scale, rounds: ROUNDS, replicas: REPLICAS, n: N, warmup: WARMUP },
   targets: [],
 };
 if (pairs.length > 0)
@@ -201,6 +203,17 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
       verdictOf(mine.ratioInterval, 1.25),
       `${us(mine.overheadNs)} µs vs floor ${us(floorOver)} µs (${mine.ratioToFloor.toFixed(2)}×, ${interval(mine.ratioInterval)})`,
     );
+  // On an ok path omcp-noobjects runs the same code as omcp (no failure object to add): its
+  // ratio reads how far two worker processes of the same code sit apart in this run.
+  if (key.endsWith('/ok') && rows['omcp-noobjects'] !== undefined) {
+    const ci = ratioInterval(byVariant['omcp-noobjects'], byVariant.omcp, base);
+    const o = rows['omcp-noobjects'];
+    comparisons.push({
+      name: `${key}: omcp-noobjects overhead / omcp (the same code on an ok path)`,
+      verdict: ci[0] <= 1 && ci[1] >= 1 ? 'SAME' : 'APART',
+      detail: `${us(o.overheadNs)} µs vs ${us(mine.overheadNs)} µs (ratio ${(o.overheadNs / mine.overheadNs).toFixed(2)}, ${interval(ci)})`,
+    });
+  }
   for (const peer of variants.filter((v) => !isOurs(v))) {
     const p = rows[peer];
     const vsPeer = (mineName, note) => {
@@ -233,14 +246,23 @@ async function overhead() {
     ...new Set(['baseline', 'floor', 'mission-floor', ...(asked ?? VARIANTS), ...pairs.flat()]),
   ];
   const transports = process.env.BENCH_TRANSPORTS?.split(',') ?? ['memory', 'stdio', 'http'];
-  const workers = {};
+  // Each variant runs in REPLICAS worker processes, used in turn round by round: a process
+  // keeps what its JIT and heap settled on for the whole run, and two processes of the same code
+  // can differ by more than a round's noise; alternating spreads that over the rounds, where the
+  // interval sees it.
+  const replicas = {};
   for (const v of variants) {
-    workers[v] = startWorker('./lib/worker.mjs', {
-      BENCH_VARIANT: v,
-      BENCH_WORKER_TRANSPORTS: transports.join(','),
-    });
-    await workers[v].ready;
+    replicas[v] = [];
+    for (let k = 0; k < REPLICAS; k++) {
+      const w = startWorker('./lib/worker.mjs', {
+        BENCH_VARIANT: v,
+        BENCH_WORKER_TRANSPORTS: transports.join(','),
+      });
+      await w.ready;
+      replicas[v].push(w);
+    }
   }
+  const workers = Object.fromEntries(variants.map((v) => [v, replicas[v][0]]));
   /** The variants a transport runs: Streamable HTTP runs SDK 2.x, which the peers do not trace. */
   const runs = (transport) =>
     transport === 'http' ? variants.filter((v) => HTTP_VARIANTS.includes(v)) : variants;
@@ -255,7 +277,8 @@ async function overhead() {
       spans[v][transport] = await workers[v].send({ cmd: 'check', transport });
   for (const s of scenarios)
     for (const v of runs(s.transport))
-      await workers[v].send({ cmd: 'run', ...s, n: WARMUP[s.transport], warmup: 0 });
+      for (const w of replicas[v])
+        await w.send({ cmd: 'run', ...s, n: WARMUP[s.transport], warmup: 0 });
 
   const times = {};
   const wall = {};
@@ -269,19 +292,21 @@ async function overhead() {
       const list = runs(s.transport);
       const order = list.map((_, i) => list[(i + r) % list.length]);
       for (const v of order) {
-        const { nsPerCall, cpuNsPerCall, childCpuNsPerCall } = await workers[v].send({
-          cmd: 'run',
-          ...s,
-          n: N[s.transport],
-          warmup: Math.round(N[s.transport] / 10),
-        });
+        const { nsPerCall, cpuNsPerCall, childCpuNsPerCall } = await replicas[v][r % REPLICAS].send(
+          {
+            cmd: 'run',
+            ...s,
+            n: N[s.transport],
+            warmup: Math.round(N[s.transport] / 10),
+          },
+        );
         (times[key][v] ??= []).push(cpuNsPerCall);
         ((wall[key] ??= {})[v] ??= []).push(nsPerCall);
         if (s.transport !== 'memory') ((child[key] ??= {})[v] ??= []).push(childCpuNsPerCall);
       }
     }
   }
-  for (const v of variants) await workers[v].send({ cmd: 'exit' });
+  for (const v of variants) for (const w of replicas[v]) await w.send({ cmd: 'exit' });
 
   const table = {};
   say(
@@ -378,7 +403,10 @@ async function scaling() {
   const variants = ['baseline', 'mission-floor', 'omcp'];
   const workers = {};
   for (const v of variants) {
-    workers[v] = startWorker('./lib/worker.mjs', { BENCH_VARIANT: v, BENCH_NO_STDIO: '1' });
+    workers[v] = startWorker('./lib/worker.mjs', {
+      BENCH_VARIANT: v,
+      BENCH_WORKER_TRANSPORTS: 'memory',
+    });
     await workers[v].ready;
   }
   const n = Math.max(1000, Math.round(1000 * scale));
@@ -680,7 +708,9 @@ if (want('retry')) await retry();
 if (want('collector')) await collector();
 
 if (comparisons.length > 0) {
-  say('\n## Own rows against a client-only peer (not targets: the rows differ in output)\n');
+  say(
+    '\n## Comparisons, not targets (own rows against a client-only peer; the same code in two rows)\n',
+  );
   for (const c of comparisons) say(`${pad(c.verdict, 8)}${c.name}: ${c.detail}`);
   results.comparisons = comparisons;
 }
