@@ -17,12 +17,12 @@ const REPLICAS = Math.max(1, Number(process.env.BENCH_REPLICAS ?? '2'));
 const N = {
   memory: Math.round(600 * scale),
   stdio: Math.round(300 * scale),
-  http: Math.round(150 * scale),
+  http: Math.round(60 * scale),
 };
 const WARMUP = {
   memory: Math.round(3000 * scale),
   stdio: Math.round(1000 * scale),
-  http: Math.round(500 * scale),
+  http: Math.round(300 * scale),
 };
 const only = process.env.BENCH_ONLY?.split(',');
 const want = (section) => only === undefined || only.includes(section);
