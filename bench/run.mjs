@@ -203,13 +203,13 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
       verdictOf(mine.ratioInterval, 1.25),
       `${us(mine.overheadNs)} µs vs floor ${us(floorOver)} µs (${mine.ratioToFloor.toFixed(2)}×, ${interval(mine.ratioInterval)})`,
     );
-  // On an ok path omcp-noobjects runs the same code as omcp (no failure object to add): its
-  // ratio reads how far two worker processes of the same code sit apart in this run.
+  // On an ok path omcp-noobjects runs the same code as omcp (no failure object to add), in
+  // processes that never see a failure object: how far the two rows sit apart in this run.
   if (key.endsWith('/ok') && rows['omcp-noobjects'] !== undefined) {
     const ci = ratioInterval(byVariant['omcp-noobjects'], byVariant.omcp, base);
     const o = rows['omcp-noobjects'];
     comparisons.push({
-      name: `${key}: omcp-noobjects overhead / omcp (the same code on an ok path)`,
+      name: `${key}: omcp-noobjects overhead / omcp (the same code on an ok path, its processes never see a failure object)`,
       verdict: ci[0] <= 1 && ci[1] >= 1 ? 'SAME' : 'APART',
       detail: `${us(o.overheadNs)} µs vs ${us(mine.overheadNs)} µs (ratio ${(o.overheadNs / mine.overheadNs).toFixed(2)}, ${interval(ci)})`,
     });
@@ -452,7 +452,8 @@ async function scaling() {
     bytes[v] = runScript('./lib/alloc.mjs', {
       BENCH_VARIANT: v,
       BENCH_ALLOC_LEVELS: JSON.stringify(levels),
-      BENCH_ALLOC_CALLS: String(Math.max(1000, Math.round(3000 * scale))),
+      BENCH_ALLOC_CALLS:
+        process.env.BENCH_ALLOC_CALLS ?? String(Math.max(1000, Math.round(3000 * scale))),
     });
   say(
     `\n## How cost grows (in-memory, ok path; CPU µs per call; overhead over baseline, median of paired per-round differences; ${rounds} rounds of ${n} calls per level)\n`,
@@ -699,13 +700,21 @@ async function collector() {
 
 installPeers();
 const started = Date.now();
-if (want('overhead')) await overhead();
-if (want('scaling')) await scaling();
-if (want('alloc')) await alloc();
-if (want('parts')) await parts();
-if (want('heap')) await heap();
-if (want('retry')) await retry();
-if (want('collector')) await collector();
+results.sectionSeconds = {};
+for (const [name, section] of Object.entries({
+  overhead,
+  scaling,
+  alloc,
+  parts,
+  heap,
+  retry,
+  collector,
+})) {
+  if (!want(name)) continue;
+  const t = Date.now();
+  await section();
+  results.sectionSeconds[name] = Math.round((Date.now() - t) / 1000);
+}
 
 if (comparisons.length > 0) {
   say(

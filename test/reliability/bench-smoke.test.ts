@@ -46,6 +46,9 @@ describe('npm run bench (tiny scale)', () => {
         BENCH_SCALE: '0.05',
         BENCH_ALLOC_CALLS: '300',
         BENCH_ALLOC_ROUNDS: '1',
+        // One worker process per variant: the rounds alternate them the same way, and starting
+        // a second set of workers and server children would double the test's start-up.
+        BENCH_REPLICAS: '1',
       },
       encoding: 'utf8',
       timeout: 240_000,
