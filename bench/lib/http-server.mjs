@@ -95,4 +95,5 @@ const handlers = {
 process.on('message', (msg) => {
   handlers[msg.cmd]().then((result) => process.send({ id: msg.id, result }));
 });
+process.on('disconnect', () => process.exit(0));
 process.send({ port });

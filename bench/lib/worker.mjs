@@ -244,4 +244,6 @@ process.on('message', (msg) => {
     (error) => process.send({ id: msg.id, error: String(error?.stack ?? error) }),
   );
 });
+// Gone with the orchestrator: a worker left behind would hold its server children.
+process.on('disconnect', () => process.exit(0));
 process.send({ ready: true });
