@@ -203,13 +203,13 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
       verdictOf(mine.ratioInterval, 1.25),
       `${us(mine.overheadNs)} µs vs floor ${us(floorOver)} µs (${mine.ratioToFloor.toFixed(2)}×, ${interval(mine.ratioInterval)})`,
     );
-  // On an ok path omcp-noobjects runs the same code as omcp (no failure object to add), in
-  // processes that never see a failure object: how far the two rows sit apart in this run.
+  // On an ok path omcp-noobjects runs the same code as omcp (no failure object to add): how far
+  // two rows of the same code sit apart in this run.
   if (key.endsWith('/ok') && rows['omcp-noobjects'] !== undefined) {
     const ci = ratioInterval(byVariant['omcp-noobjects'], byVariant.omcp, base);
     const o = rows['omcp-noobjects'];
     comparisons.push({
-      name: `${key}: omcp-noobjects overhead / omcp (the same code on an ok path, its processes never see a failure object)`,
+      name: `${key}: omcp-noobjects overhead / omcp (the same code on an ok path)`,
       verdict: ci[0] <= 1 && ci[1] >= 1 ? 'SAME' : 'APART',
       detail: `${us(o.overheadNs)} µs vs ${us(mine.overheadNs)} µs (ratio ${(o.overheadNs / mine.overheadNs).toFixed(2)}, ${interval(ci)})`,
     });
