@@ -27,14 +27,28 @@ function whereOf(url) {
   return url.replace(/.*\/bench\//, 'bench/');
 }
 
-async function measure(tool) {
-  for (let i = 0; i < N; i++) await client.callTool({ name: tool, arguments: {} });
+/** `n` calls of `tool`, `concurrency` in flight at once. */
+async function calls(tool, n, concurrency) {
+  if (concurrency === 1) {
+    for (let i = 0; i < n; i++) await client.callTool({ name: tool, arguments: {} });
+    return;
+  }
+  for (let done = 0; done < n; done += concurrency) {
+    const wave = [];
+    for (let i = 0; i < Math.min(concurrency, n - done); i++)
+      wave.push(client.callTool({ name: tool, arguments: {} }));
+    await Promise.all(wave);
+  }
+}
+
+async function measure(tool, concurrency = 1) {
+  await calls(tool, N, concurrency);
   await session.post('HeapProfiler.startSampling', {
     samplingInterval: 256,
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: true,
   });
-  for (let i = 0; i < N; i++) await client.callTool({ name: tool, arguments: {} });
+  await calls(tool, N, concurrency);
   // What the calls queued is exported inside the window, as in the CPU figures.
   await otel.tracerProvider.forceFlush();
   await otel.loggerProvider.forceFlush();
@@ -57,7 +71,12 @@ async function measure(tool) {
   return { bytesPerCall: Math.round(total / N), top };
 }
 
-const out = { variant: process.env.BENCH_VARIANT, calls: N, ok: await measure('ok') };
-out.fail = await measure('fail');
+const out = { variant: process.env.BENCH_VARIANT, calls: N };
+// BENCH_ALLOC_LEVELS: the scaling section's levels (JSON: [{ label, tool, c }]) instead of ok/fail.
+const levels = process.env.BENCH_ALLOC_LEVELS;
+if (levels === undefined) {
+  out.ok = await measure('ok');
+  out.fail = await measure('fail');
+} else for (const l of JSON.parse(levels)) out[l.label] = (await measure(l.tool, l.c)).bytesPerCall;
 console.log(JSON.stringify(out));
 process.exit(0);

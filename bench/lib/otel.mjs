@@ -64,7 +64,7 @@ export function slim(s) {
     spanId: sc.spanId,
     parentSpanId: s.parentSpanContext?.spanId,
     status: s.status.code,
-    attributes: Object.keys(s.attributes).length,
+    attributes: Object.keys(s.attributes).sort(),
   };
 }
 

@@ -15,16 +15,27 @@ import {
 import * as v1Protocol from '@modelcontextprotocol/sdk/shared/protocol.js';
 import * as v1Mcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import * as v2Client from '@modelcontextprotocol/client';
+import * as v2Server from '@modelcontextprotocol/server';
+import { missionFloor } from './mission-floor.mjs';
 
 export const VARIANTS = [
   'baseline',
   'floor',
+  'mission-floor',
   'omcp',
   'omcp-client',
   'omcp-client-spans',
+  'omcp-noobjects',
   'autotel',
   'traceloop',
 ];
+
+/**
+ * The variants of the Streamable HTTP scenario, which runs SDK 2.x (its 2026-07-28 stateless
+ * mode); the peers instrument SDK 1.x only.
+ */
+export const HTTP_VARIANTS = ['baseline', 'floor', 'mission-floor', 'omcp'];
 
 /**
  * The paired rows (on demand): each runs its variant on another build of this package, the
@@ -36,6 +47,7 @@ export const BEFORE = { 'omcp-before': 'omcp', 'omcp-client-before': 'omcp-clien
 export const EXPECTED = {
   baseline: 'none',
   floor: 'client+server',
+  'mission-floor': 'client+server',
   omcp: 'client+server',
   'omcp-client': 'client only',
   'omcp-nologs': 'client+server',
@@ -108,10 +120,12 @@ export async function installVariant(name, build) {
       return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb };
     case 'floor':
       return floor();
+    case 'mission-floor':
+      return missionFloor();
     case 'omcp': {
       // Auto mode: the same prototype patches the module hooks apply, on the SDK loaded here.
       const instrumentation = new McpInstrumentation();
-      instrumentation._patchLoaded({ v1Protocol, v1Mcp });
+      instrumentation._patchLoaded({ v1Protocol, v1Mcp, v2: [v2Server, v2Client] });
       return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb, instrumentation };
     }
     case 'omcp-nologs':
@@ -134,7 +148,7 @@ export async function installVariant(name, build) {
           },
         }[name],
       );
-      instrumentation._patchLoaded({ v1Protocol, v1Mcp });
+      instrumentation._patchLoaded({ v1Protocol, v1Mcp, v2: [v2Server, v2Client] });
       return { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb, instrumentation };
     }
     case 'omcp-client': {
@@ -220,7 +234,11 @@ function floor() {
     tool(name, cb) {
       return (...args) => {
         const extra = args[args.length - 1];
-        const parent = propagation.extract(ROOT_CONTEXT, extra?._meta ?? {});
+        // SDK 1.x hands the request's _meta over as extra._meta, 2.x as ctx.mcpReq._meta.
+        const parent = propagation.extract(
+          ROOT_CONTEXT,
+          extra?._meta ?? extra?.mcpReq?._meta ?? {},
+        );
         const span = tracer.startSpan(`tools/call ${name}`, { kind: SpanKind.SERVER }, parent);
         return context.with(trace.setSpan(parent, span), async () => {
           try {
