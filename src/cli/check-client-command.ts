@@ -36,6 +36,7 @@ import {
 } from './check-client-args.js';
 import { ChildStartError, startChild, substitute } from './check-client-run.js';
 import { readCallLog, startScriptedHttp, type ScriptedHttpServer } from './check-client-serve.js';
+import { CHECK_EXIT, firstLineOf, writeReport } from './check-common.js';
 
 /** What the command needs from the outside world besides child processes. */
 export interface CheckClientIo {
@@ -45,9 +46,6 @@ export interface CheckClientIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
-
-/** Exit codes, as for check server. */
-export const CHECK_CLIENT_EXIT = Object.freeze({ pass: 0, fail: 1, error: 2 });
 
 /** The environment variables a client under test reads. */
 export const CLIENT_ENV = Object.freeze({
@@ -124,11 +122,6 @@ export function printedResults(lines: readonly string[]): PrintedResult[] {
   return out;
 }
 
-function firstLineOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
-}
-
 function activityLines(report: ClientCheckReport): string {
   const width = Math.max(...report.tools.map((t) => t.tool.length), 'tool'.length);
   const lines = [`${'tool'.padEnd(width)}  attempts  after the first (ms)  printed`];
@@ -147,7 +140,7 @@ export async function runCheckClient(argv: readonly string[], io: CheckClientIo)
     const options = parseOptions(argv);
     if (options === 'help') {
       io.stdout(CHECK_CLIENT_USAGE);
-      return CHECK_CLIENT_EXIT.pass;
+      return CHECK_EXIT.pass;
     }
     const runId = randomBytes(4).toString('hex');
     const tools = clientScript(runId);
@@ -190,14 +183,14 @@ export async function runCheckClient(argv: readonly string[], io: CheckClientIo)
     } catch (error) {
       if (error instanceof ChildStartError) {
         io.stderr(`mcp-failures: ${error.message}\n`);
-        return CHECK_CLIENT_EXIT.error;
+        return CHECK_EXIT.error;
       }
       throw error;
     }
     if (run.timedOut) {
       const said = run.lastStderrLine === '' ? '' : ` (client stderr: ${run.lastStderrLine})`;
       io.stderr(`mcp-failures: the client did not finish within ${options.timeoutMs} ms${said}\n`);
-      return CHECK_CLIENT_EXIT.error;
+      return CHECK_EXIT.error;
     }
     if (options.transport === 'stdio') calls = readCallLog(log);
     const printed = printedResults(run.stdoutLines);
@@ -226,21 +219,14 @@ export async function runCheckClient(argv: readonly string[], io: CheckClientIo)
         received: calls,
         printed,
       };
-      try {
-        await io.writeFile(options.report, `${JSON.stringify(json, null, 2)}\n`);
-      } catch (error) {
-        io.stderr(
-          `mcp-failures: cannot write the report ${options.report}: ${firstLineOf(error)}\n`,
-        );
-        return CHECK_CLIENT_EXIT.error;
-      }
+      if (!(await writeReport(io, options.report, json))) return CHECK_EXIT.error;
     }
-    return report.verdict === 'pass' ? CHECK_CLIENT_EXIT.pass : CHECK_CLIENT_EXIT.fail;
+    return report.verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
   } catch (error) {
     if (error instanceof UsageError)
       io.stderr(`mcp-failures: ${error.message} (mcp-failures check client --help for usage)\n`);
     else io.stderr(`mcp-failures: unexpected error: ${firstLineOf(error)}\n`);
-    return CHECK_CLIENT_EXIT.error;
+    return CHECK_EXIT.error;
   } finally {
     await http?.close();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });

@@ -41,6 +41,7 @@ import {
   type ScriptedHttpServer,
 } from './check-client-serve.js';
 import { httpWire, stdioWire, type WireSession } from './check-proxy-wire.js';
+import { CHECK_EXIT, firstLineOf, writeReport } from './check-common.js';
 
 /** What the command needs from the outside world besides child processes and sockets. */
 export interface CheckProxyIo {
@@ -52,9 +53,6 @@ export interface CheckProxyIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
-
-/** Exit codes, as for check server. */
-export const CHECK_PROXY_EXIT = Object.freeze({ pass: 0, fail: 1, error: 2 });
 
 /** The environment variables an intermediary under test may read. */
 export const PROXY_ENV = Object.freeze({
@@ -153,11 +151,6 @@ function freePort(): Promise<number> {
   });
 }
 
-function firstLineOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
-}
-
 function loadCases(path: string): ProxyCase[] {
   try {
     return loadProxyCases(path);
@@ -211,7 +204,7 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
     const options = parseOptions(argv);
     if (options === 'help') {
       io.stdout(CHECK_PROXY_USAGE);
-      return CHECK_PROXY_EXIT.pass;
+      return CHECK_EXIT.pass;
     }
     const cases = loadCases(io.vectors);
     const env: Record<string, string> = {};
@@ -330,22 +323,15 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
         outcomes,
         sent: Object.fromEntries(cases.map((c) => [c.id, c.result])),
       };
-      try {
-        await io.writeFile(options.report, `${JSON.stringify(json, null, 2)}\n`);
-      } catch (error) {
-        io.stderr(
-          `mcp-failures: cannot write the report ${options.report}: ${firstLineOf(error)}\n`,
-        );
-        return CHECK_PROXY_EXIT.error;
-      }
+      if (!(await writeReport(io, options.report, json))) return CHECK_EXIT.error;
     }
-    return report.verdict === 'pass' ? CHECK_PROXY_EXIT.pass : CHECK_PROXY_EXIT.fail;
+    return report.verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
   } catch (error) {
     if (error instanceof UsageError)
       io.stderr(`mcp-failures: ${error.message} (mcp-failures check proxy --help for usage)\n`);
     else if (error instanceof ReachError) io.stderr(`mcp-failures: ${error.message}\n`);
     else io.stderr(`mcp-failures: unexpected error: ${firstLineOf(error)}\n`);
-    return CHECK_PROXY_EXIT.error;
+    return CHECK_EXIT.error;
   } finally {
     // Requests still waiting end now, their timers with them.
     lost?.('the check ended');

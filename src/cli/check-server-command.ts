@@ -20,6 +20,8 @@ import {
   type CheckTarget,
 } from './check-server-session.js';
 import { isHttpUrl } from './url.js';
+import { CHECK_EXIT, firstLineOf, writeReport } from './check-common.js';
+export { CHECK_EXIT } from './check-common.js';
 
 /** Everything the command does to the outside world. */
 export interface CheckServerIo {
@@ -29,9 +31,6 @@ export interface CheckServerIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
-
-/** Exit codes. */
-export const CHECK_EXIT = Object.freeze({ pass: 0, fail: 1, error: 2 });
 
 export const CHECK_SERVER_USAGE = `Usage: mcp-failures check server [options] -- COMMAND [ARGS...]
        mcp-failures check server [options] --url URL
@@ -127,11 +126,6 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   return { target, scenario: values.scenario, calls, report: values.report, timeoutMs };
 }
 
-function firstLineOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
-}
-
 async function plannedCalls(io: CheckServerIo, options: Options): Promise<PlannedCall[]> {
   if (options.scenario === undefined) return options.calls;
   let text: string;
@@ -175,14 +169,7 @@ export async function runCheckServer(argv: readonly string[], io: CheckServerIo)
     io.stdout(`${text}\n${formatServerCheck(report)}`);
     if (options.report !== undefined) {
       const json = { target: options.target, tools, unlisted, ...report, outcomes };
-      try {
-        await io.writeFile(options.report, `${JSON.stringify(json, null, 2)}\n`);
-      } catch (error) {
-        io.stderr(
-          `mcp-failures: cannot write the report ${options.report}: ${firstLineOf(error)}\n`,
-        );
-        return CHECK_EXIT.error;
-      }
+      if (!(await writeReport(io, options.report, json))) return CHECK_EXIT.error;
     }
     return report.verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
   } catch (error) {

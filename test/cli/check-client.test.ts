@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_CLIENT_EXIT, runCheckClient } from '../../src/cli/check-client-command.js';
+import { runCheckClient } from '../../src/cli/check-client-command.js';
+import { CHECK_EXIT } from '../../src/cli/check-common.js';
 import { runServeScripted } from '../../src/cli/check-client-serve.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -62,7 +63,7 @@ describe('mcp-failures check client', () => {
       plain,
     ]);
     expect(run.stderr).toBe('');
-    expect(run.code).toBe(CHECK_CLIENT_EXIT.pass);
+    expect(run.code).toBe(CHECK_EXIT.pass);
     for (const rule of [
       'TF-CLIENT-NO-RETRY-CAPABILITY',
       'TF-CLIENT-NO-RETRY-GOVERNANCE',
@@ -97,7 +98,7 @@ describe('mcp-failures check client', () => {
   it('passes this package’s retry client (withToolRetry over the SDK Client) over stdio', async () => {
     const run = await mcpFailures(['check', 'client', '--', process.execPath, retrying]);
     expect(run.stderr).toBe('');
-    expect(run.code).toBe(CHECK_CLIENT_EXIT.pass);
+    expect(run.code).toBe(CHECK_EXIT.pass);
     expect(run.stdout).toMatch(row('TF-CLIENT-NOT-BEFORE', 'pass'));
     expect(run.stdout).toMatch(/^fetch_quote\s+2\s/m);
     expect(lastLine(run)).toBe('PASS');
@@ -120,7 +121,7 @@ describe('mcp-failures check client', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout).toMatch(/over http/);
     expect(run.stdout).toMatch(/exited with code 0/);
-    expect(run.code).toBe(CHECK_CLIENT_EXIT.pass);
+    expect(run.code).toBe(CHECK_EXIT.pass);
   });
 
   it('fails, naming TF-CLIENT-NO-RETRY-GOVERNANCE, a client that retries governance failures', async () => {
@@ -132,7 +133,7 @@ describe('mcp-failures check client', () => {
       plain,
       '--retry-governance',
     ]);
-    expect(run.code).toBe(CHECK_CLIENT_EXIT.fail);
+    expect(run.code).toBe(CHECK_EXIT.fail);
     expect(run.stdout).toMatch(row('TF-CLIENT-NO-RETRY-GOVERNANCE', 'fail'));
     expect(run.stdout).toMatch(
       /^TF-CLIENT-NO-RETRY-GOVERNANCE: read_calendar: retried a failure the rule forbids/m,
@@ -150,7 +151,7 @@ describe('mcp-failures check client', () => {
       plain,
       '--ignore-not-before',
     ]);
-    expect(run.code).toBe(CHECK_CLIENT_EXIT.fail);
+    expect(run.code).toBe(CHECK_EXIT.fail);
     expect(run.stdout).toMatch(
       /^TF-CLIENT-NOT-BEFORE: fetch_quote: attempt 2 arrived \d+ ms after attempt 1, \d+ ms before retryNotBefore$/m,
     );
@@ -166,17 +167,17 @@ describe('mcp-failures check client', () => {
       plain,
       '--return-first',
     ]);
-    expect(run.code).toBe(CHECK_CLIENT_EXIT.fail);
+    expect(run.code).toBe(CHECK_EXIT.fail);
     expect(lastLine(run)).toBe('FAIL: TF-CLIENT-PRESERVE-FAILURE');
   });
 
   it('fails a client that calls no tool, and exits 2 for a client that cannot start or does not finish', async () => {
     const idle = await mcpFailures(['check', 'client', '--', process.execPath, '-e', '']);
-    expect(idle.code).toBe(CHECK_CLIENT_EXIT.fail);
+    expect(idle.code).toBe(CHECK_EXIT.fail);
     expect(lastLine(idle)).toBe('FAIL: the client called no tool');
 
     const missing = await mcpFailures(['check', 'client', '--', join(dir, 'no-such-client')]);
-    expect(missing.code).toBe(CHECK_CLIENT_EXIT.error);
+    expect(missing.code).toBe(CHECK_EXIT.error);
     expect(missing.stderr).toMatch(
       /^mcp-failures: cannot start '.*no-such-client': no such command\n$/,
     );
@@ -191,7 +192,7 @@ describe('mcp-failures check client', () => {
       '-e',
       'setTimeout(() => {}, 10000)',
     ]);
-    expect(slow.code).toBe(CHECK_CLIENT_EXIT.error);
+    expect(slow.code).toBe(CHECK_EXIT.error);
     expect(slow.stderr).toBe('mcp-failures: the client did not finish within 300 ms\n');
   });
 });
@@ -221,14 +222,14 @@ describe('mcp-failures check client: usage (in-process)', () => {
     [['check', 'client', 'extra', '--', 'x'], /unexpected argument 'extra'/],
   ])('%j exits 2 with one line', async (argv, message) => {
     const { out, io: fake } = io();
-    expect(await runCheckClient(argv, fake)).toBe(CHECK_CLIENT_EXIT.error);
+    expect(await runCheckClient(argv, fake)).toBe(CHECK_EXIT.error);
     expect(out.stderr).toMatch(message);
     expect(out.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
   it('--help shows the contract', async () => {
     const { out, io: fake } = io();
-    expect(await runCheckClient(['check', 'client', '--help'], fake)).toBe(CHECK_CLIENT_EXIT.pass);
+    expect(await runCheckClient(['check', 'client', '--help'], fake)).toBe(CHECK_EXIT.pass);
     expect(out.stdout).toMatch(/MCP_CHECK_SERVER_COMMAND/);
     expect(out.stdout).toMatch(/MCP_CHECK_SERVER_URL/);
     expect(out.stdout).toMatch(/\{"tool": NAME, "result": RESULT\}/);

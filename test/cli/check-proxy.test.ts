@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHECK_PROXY_EXIT, runCheckProxy } from '../../src/cli/check-proxy-command.js';
+import { CHECK_EXIT } from '../../src/cli/check-common.js';
+import { runCheckProxy } from '../../src/cli/check-proxy-command.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'dist', 'esm', 'cli', 'mcp-failures.js');
@@ -78,7 +79,7 @@ describe('mcp-failures check proxy', () => {
       '{upstream}',
     ]);
     expect(run.stderr).toBe('');
-    expect(run.code).toBe(CHECK_PROXY_EXIT.pass);
+    expect(run.code).toBe(CHECK_EXIT.pass);
     for (const rule of RULES) expect(run.stdout).toMatch(row(rule, 'pass'));
     expect(lastLine(run)).toBe('PASS');
     const json = JSON.parse(readFileSync(report, 'utf8'));
@@ -110,7 +111,7 @@ describe('mcp-failures check proxy', () => {
       '--upstream-url',
       '{upstream}',
     ]);
-    expect(run.code).toBe(CHECK_PROXY_EXIT.pass);
+    expect(run.code).toBe(CHECK_EXIT.pass);
     expect(run.stdout).toMatch(/upstream over http, client over http/);
     for (const rule of RULES) expect(run.stdout).toMatch(row(rule, 'pass'));
     expect(lastLine(run)).toBe('PASS');
@@ -126,7 +127,7 @@ describe('mcp-failures check proxy', () => {
       '--',
       '{upstream}',
     ]);
-    expect(run.code).toBe(CHECK_PROXY_EXIT.fail);
+    expect(run.code).toBe(CHECK_EXIT.fail);
     expect(run.stdout).toMatch(row('TF-PROXY-PRESERVE', 'fail'));
     expect(run.stdout).toMatch(
       /^TF-PROXY-PRESERVE: preserve-valid-failure-unknown-keys: _meta changed: keys dropped: com\.example\/trace, zz\.example\/last$/m,
@@ -137,7 +138,7 @@ describe('mcp-failures check proxy', () => {
 
   it('exits 2 when the intermediary cannot start, exits at once, or never listens', async () => {
     const missing = await mcpFailures(['check', 'proxy', '--', join(dir, 'no-such-proxy')]);
-    expect(missing.code).toBe(CHECK_PROXY_EXIT.error);
+    expect(missing.code).toBe(CHECK_EXIT.error);
     expect(missing.stderr).toMatch(
       /^mcp-failures: cannot start '.*no-such-proxy': no such command\n$/,
     );
@@ -150,7 +151,7 @@ describe('mcp-failures check proxy', () => {
       '-e',
       'console.error("bye"); process.exit(3)',
     ]);
-    expect(exits.code).toBe(CHECK_PROXY_EXIT.error);
+    expect(exits.code).toBe(CHECK_EXIT.error);
     expect(exits.stderr).toMatch(
       /^mcp-failures: the intermediary exited with code 3 before initialize \(intermediary stderr: bye\)\n$/,
     );
@@ -167,7 +168,7 @@ describe('mcp-failures check proxy', () => {
       '-e',
       'setTimeout(() => {}, 10000)',
     ]);
-    expect(deaf.code).toBe(CHECK_PROXY_EXIT.error);
+    expect(deaf.code).toBe(CHECK_EXIT.error);
     expect(deaf.stderr).toMatch(/^mcp-failures: no answer to initialize from the intermediary: /);
     expect(deaf.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
@@ -201,14 +202,14 @@ describe('mcp-failures check proxy: usage (in-process)', () => {
     [['check', 'proxy', '--timeout', 'x', '--', 'x'], /--timeout must be a whole number/],
   ])('%j exits 2 with one line', async (argv, message) => {
     const { out, io } = fake();
-    expect(await runCheckProxy(argv, io)).toBe(CHECK_PROXY_EXIT.error);
+    expect(await runCheckProxy(argv, io)).toBe(CHECK_EXIT.error);
     expect(out.stderr).toMatch(message);
     expect(out.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
   it('--help names the placeholders and both forms of mcp-failure-proxy', async () => {
     const { out, io } = fake();
-    expect(await runCheckProxy(['check', 'proxy', '--help'], io)).toBe(CHECK_PROXY_EXIT.pass);
+    expect(await runCheckProxy(['check', 'proxy', '--help'], io)).toBe(CHECK_EXIT.pass);
     expect(out.stdout).toMatch(/\{upstream\}/);
     expect(out.stdout).toMatch(/--listen 127\.0\.0\.1:\{port\}/);
   });
