@@ -1,4 +1,3 @@
-import { request } from 'node:http';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolFailureProxy } from '../../src/proxy/index.js';
@@ -14,6 +13,7 @@ import { SERVER_ERROR } from '../../src/shared/jsonrpc.js';
 import { Client } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { scriptedUpstream } from './harness.js';
+import { rawRequest, type Answer } from './raw-http.js';
 
 setupTelemetry();
 
@@ -29,39 +29,9 @@ const INITIALIZE = JSON.stringify({
   },
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One raw HTTP request: unlike `fetch`, it sends exactly the `Host` and `Origin` given. */
+/** One raw POST: unlike `fetch`, it sends exactly the `Host` and `Origin` given. */
 function send(url: string, headers: Record<string, string>, body = INITIALIZE): Promise<Answer> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  return rawRequest(url, { headers, body });
 }
 
 function expectRpcError(answer: Answer, status: number): void {

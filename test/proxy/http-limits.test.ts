@@ -18,6 +18,7 @@ import {
 import { Client } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { scriptedUpstream } from './harness.js';
+import { rawRequest, type Answer } from './raw-http.js';
 
 const telemetry = setupTelemetry();
 
@@ -32,40 +33,9 @@ const INIT = {
   },
 };
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One POST to `url`; resolves when the whole response has arrived. */
+/** One POST to `url`, the body JSON-encoded unless it is a string. */
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const u = new URL(url);
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-      },
-      (res) => {
-        let data = '';
-        res.on('data', (d: Buffer) => (data += d.toString()));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
+  return rawRequest(url, { headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 }
 
 /** The JSON-RPC message of an answer sent as JSON or as one SSE event. */
@@ -182,21 +152,7 @@ describe('HTTP limits', () => {
     expect(endpoint?.sessions()).toBe(2);
     expect((await refusals()).session_limit).toBe(before + 1);
     // DELETE ends session a: a new one fits again.
-    const u = new URL(url);
-    await new Promise<void>((resolve, reject) =>
-      request(
-        {
-          host: u.hostname,
-          port: u.port,
-          path: u.pathname,
-          method: 'DELETE',
-          headers: { 'mcp-session-id': a },
-        },
-        (res) => res.resume().on('end', resolve),
-      )
-        .on('error', reject)
-        .end(),
-    );
+    await rawRequest(url, { method: 'DELETE', headers: { 'mcp-session-id': a } });
     expect(endpoint?.sessions()).toBe(1);
     expect((await post(url, INIT)).status).toBe(200);
   });
@@ -596,28 +552,8 @@ describe('stateless mode', () => {
       params: { name: 'echo', arguments: {} },
     });
     expect(messageOf(called).result?.content).toStrictEqual([{ type: 'text', text: 'ok' }]);
-    const u = new URL(url);
     for (const method of ['GET', 'DELETE']) {
-      const answer = await new Promise<Answer>((resolve, reject) =>
-        request(
-          {
-            host: u.hostname,
-            port: u.port,
-            path: u.pathname,
-            method,
-            headers: { accept: 'text/event-stream' },
-          },
-          (res) => {
-            let data = '';
-            res.on('data', (d: Buffer) => (data += d.toString()));
-            res.on('end', () =>
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }),
-            );
-          },
-        )
-          .on('error', reject)
-          .end(),
-      );
+      const answer = await rawRequest(url, { method, headers: { accept: 'text/event-stream' } });
       expectRefusal(answer, 'method_not_allowed');
       expect(answer.headers.allow).toBe('POST');
     }
