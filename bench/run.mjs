@@ -13,7 +13,7 @@ const scale = Number(process.env.BENCH_SCALE ?? '1');
 // and the median of many paired differences shrugs off the rounds a burst hit.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '96');
 /** Worker processes per variant in the overhead section (BENCH_REPLICAS), used in turn. */
-const REPLICAS = Math.max(1, Number(process.env.BENCH_REPLICAS ?? '2'));
+const REPLICAS = Math.max(1, Number(process.env.BENCH_REPLICAS ?? '6'));
 const N = {
   memory: Math.round(600 * scale),
   stdio: Math.round(300 * scale),
@@ -97,22 +97,36 @@ const median = (xs) => {
 const us = (ns) => (ns / 1000).toFixed(1);
 
 /**
- * 95 % bootstrap interval (rounds resampled with replacement, fixed seed) of
- * median(x - bx) / median(y - by): how much a ratio of overheads can be trusted when every round
- * is noisy. `bx` and `by` are the baselines of each (the same one for two rows of one scenario).
+ * 95 % bootstrap interval (fixed seed) of median(x - bx) / median(y - by): how much a ratio of
+ * overheads can be trusted when every round is noisy. `bx` and `by` are the baselines of each
+ * (the same one for two rows of one scenario). With `clusters` > 1, round i ran in worker
+ * process i % clusters of every variant, and the resampling is two-stage: processes first, then
+ * rounds within each drawn process. Two processes of the same code settle on different JIT and
+ * heap states and can differ by more than any round's noise; resampling rounds alone would
+ * treat the few processes that ran as the only ones there could be, and give too narrow an
+ * interval (the same code in two rows read 1.39× apart over stdio with an interval that left
+ * out 1.0).
  */
-function ratioInterval(x, y, bx, by = bx) {
+function ratioInterval(x, y, bx, by = bx, clusters = 1) {
   let seed = 12345;
   const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
   const n = bx.length;
+  clusters = Math.max(1, Math.min(clusters, n));
+  const members = Array.from({ length: clusters }, () => []);
+  for (let i = 0; i < n; i++) members[i % clusters].push(i);
   const ratios = [];
+  const dx = [];
+  const dy = [];
   for (let k = 0; k < 2000; k++) {
-    const dx = [];
-    const dy = [];
-    for (let i = 0; i < n; i++) {
-      const j = Math.floor(rnd() * n);
-      dx.push(x[j] - bx[j]);
-      dy.push(y[j] - by[j]);
+    dx.length = 0;
+    dy.length = 0;
+    for (let c = 0; c < clusters; c++) {
+      const rows = members[Math.floor(rnd() * clusters)];
+      for (let m = 0; m < rows.length; m++) {
+        const j = rows[Math.floor(rnd() * rows.length)];
+        dx.push(x[j] - bx[j]);
+        dy.push(y[j] - by[j]);
+      }
     }
     ratios.push(median(dx) / median(dy));
   }
@@ -178,6 +192,7 @@ const isOurs = (v) =>
   v === 'baseline' ||
   v === 'floor' ||
   v === 'mission-floor' ||
+  v === 'mission-floor-tap' ||
   v === 'omcp' ||
   v.startsWith('omcp-');
 
@@ -206,7 +221,7 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
   // On an ok path omcp-noobjects runs the same code as omcp (no failure object to add): how far
   // two rows of the same code sit apart in this run.
   if (key.endsWith('/ok') && rows['omcp-noobjects'] !== undefined) {
-    const ci = ratioInterval(byVariant['omcp-noobjects'], byVariant.omcp, base);
+    const ci = ratioInterval(byVariant['omcp-noobjects'], byVariant.omcp, base, base, REPLICAS);
     const o = rows['omcp-noobjects'];
     comparisons.push({
       name: `${key}: omcp-noobjects overhead / omcp (the same code on an ok path)`,
@@ -218,7 +233,7 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
     const p = rows[peer];
     const vsPeer = (mineName, note) => {
       const o = rows[mineName];
-      const ci = ratioInterval(byVariant[mineName], byVariant[peer], base);
+      const ci = ratioInterval(byVariant[mineName], byVariant[peer], base, base, REPLICAS);
       return {
         name: `${key}: ${mineName} overhead < ${peer}${note}`,
         verdict: verdictOf(ci, 1),
@@ -340,12 +355,14 @@ async function overhead() {
       };
       row.ratioToFloor = v === 'baseline' ? undefined : row.overheadNs / floorOver;
       row.ratioInterval =
-        v === 'baseline' ? undefined : ratioInterval(byVariant[v], byVariant.floor, base);
+        v === 'baseline'
+          ? undefined
+          : ratioInterval(byVariant[v], byVariant.floor, base, base, REPLICAS);
       row.ratioToMission = v === 'baseline' ? undefined : row.overheadNs / missionOver;
       row.missionInterval =
         v === 'baseline'
           ? undefined
-          : ratioInterval(byVariant[v], byVariant['mission-floor'], base);
+          : ratioInterval(byVariant[v], byVariant['mission-floor'], base, base, REPLICAS);
       table[key][v] = row;
       const ci = row.ratioInterval;
       const mi = row.missionInterval;
@@ -386,7 +403,13 @@ async function overhead() {
     sayPairsHeader('Overhead', 'overhead µs over baseline, median of paired per-round differences');
     for (const [key, byVariant] of Object.entries(times))
       for (const [after, before] of pairs.filter(([a]) => table[key][a] !== undefined)) {
-        const ci = ratioInterval(byVariant[after], byVariant[before], byVariant.baseline);
+        const ci = ratioInterval(
+          byVariant[after],
+          byVariant[before],
+          byVariant.baseline,
+          byVariant.baseline,
+          REPLICAS,
+        );
         const a = table[key][after].overheadNs;
         const b = table[key][before].overheadNs;
         sayPair(key, after, us(a), us(b), a / b, ci);

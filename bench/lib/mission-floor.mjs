@@ -9,6 +9,7 @@
 import {
   ROOT_CONTEXT,
   SpanKind,
+  createContextKey,
   SpanStatusCode,
   context,
   metrics,
@@ -120,7 +121,27 @@ function durationAttributes(tool, transport, version, failureClass, peer) {
   return a;
 }
 
-export function missionFloor() {
+/** The failure object of a classified throw, `correlationId` = the server span's trace ID. */
+function failureObject(c, span) {
+  return {
+    class: c.class,
+    code: c.code,
+    correlationId: span.spanContext().traceId,
+    retryable: c.retryable,
+  };
+}
+
+/** The context key of the tap's open call, where the tool wrapper notes what it threw. */
+const CALL = createContextKey('mission-floor call');
+
+/**
+ * `missionFloor()` spans the tool callback; `missionFloor({ at: 'transport' })` makes the same
+ * server span from the request's arrival at the transport to its response being sent, as this
+ * package does (so that requests the SDK refuses before any handler runs are traced too), and
+ * adds the failure object to a copy of the result the SDK made of the throw. The client side is
+ * the same in both.
+ */
+export function missionFloor({ at = 'tool' } = {}) {
   const tracer = trace.getTracer('mission-floor');
   const meter = metrics.getMeter('mission-floor');
   const logger = logs.getLogger('mission-floor');
@@ -137,6 +158,101 @@ export function missionFloor() {
   const takeLog = logBudget();
   // The server's negotiated version, from its `initialize`: one server per process in the bench.
   let serverVersion;
+
+  /**
+   * A thrown error on the server: classified from the fixed map, recorded on the span, counted,
+   * and logged under the budget. Returns the class entry.
+   */
+  function serverFailure(span, name, e, ctx) {
+    const c = BY_CODE[e?.code] ?? OTHER;
+    const traceId = span.spanContext().traceId;
+    span.setAttribute('mcp.tool.failure.source', 'instrumentation');
+    span.setAttribute('error.type', 'tool_error');
+    span.setAttribute('mcp.tool.failure.class', c.class);
+    span.setAttribute('mcp.tool.failure.code', c.code);
+    span.setAttribute('mcp.tool.failure.correlation_id', traceId);
+    span.setAttribute('mcp.tool.failure.retryable', c.retryable);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: e?.message });
+    serverFailures(name, c.class, c.code);
+    const left = takeLog(`${name}\u0000${c.code}`);
+    if (left >= 0) {
+      const attributes = {
+        'mcp.tool.failure.class': c.class,
+        'mcp.tool.failure.code': c.code,
+        'mcp.tool.failure.correlation_id': traceId,
+        'mcp.tool.failure.retryable': c.retryable,
+        'gen_ai.tool.name': name,
+        'exception.type': e?.name ?? 'Error',
+        'exception.message': String(e?.message),
+        'exception.stacktrace': e?.stack,
+      };
+      if (left > 0) attributes['mcp.tool.failure.suppressed_records'] = left;
+      logger.emit({
+        severityNumber: 17,
+        severityText: 'ERROR',
+        body: `tools/call ${name} failed (${c.class}/${c.code}, correlationId ${traceId})`,
+        attributes,
+        context: ctx,
+      });
+    }
+    return c;
+  }
+
+  // The server's transport name, given with its tools (one server per process in the bench).
+  let serverTransport;
+  /** The transport-level server span of `tools/call` requests (`at: 'transport'`). */
+  function tap(t) {
+    const open = new Map();
+    const onmessage = t.onmessage;
+    const send = t.send;
+    t.onmessage = function (message, extra) {
+      if (message.method !== 'tools/call' || message.id === undefined)
+        return onmessage.call(this, message, extra);
+      const start = performance.now();
+      const params = message.params;
+      const name = params.name;
+      const parent = propagation.extract(ROOT_CONTEXT, params._meta ?? {});
+      const span = tracer.startSpan(
+        `tools/call ${name}`,
+        {
+          kind: SpanKind.SERVER,
+          attributes: operationAttributes(name, serverTransport, serverVersion, String(message.id)),
+        },
+        parent,
+      );
+      const call = { span, start, name, version: serverVersion, thrown: undefined, ctx: undefined };
+      call.ctx = trace.setSpan(parent, span).setValue(CALL, call);
+      open.set(message.id, call);
+      return context.with(call.ctx, () => onmessage.call(this, message, extra));
+    };
+    t.send = function (message, options) {
+      const call = message.method === undefined ? open.get(message.id) : undefined;
+      if (call === undefined) return send.call(this, message, options);
+      open.delete(message.id);
+      let out = message;
+      let failureClass;
+      const r = message.result;
+      if (r?.isError === true && call.thrown !== undefined) {
+        const c = serverFailure(call.span, call.name, call.thrown, call.ctx);
+        failureClass = c.class;
+        // A copy of the SDK's result with the failure object in its _meta.
+        const meta = Object.assign({}, r._meta);
+        meta[KEY] = failureObject(c, call.span);
+        out = {
+          jsonrpc: message.jsonrpc,
+          id: message.id,
+          result: Object.assign({}, r, { _meta: meta }),
+        };
+      }
+      call.span.end();
+      serverDuration.record(
+        (performance.now() - call.start) / 1000,
+        durationAttributes(call.name, serverTransport, call.version, failureClass),
+        call.ctx,
+      );
+      return send.call(this, out, options);
+    };
+  }
 
   return {
     client(c, transport, peer) {
@@ -220,9 +336,29 @@ export function missionFloor() {
         serverVersion = r.protocolVersion;
         return r;
       };
+      if (at === 'transport') {
+        // The SDK installs its transport callbacks synchronously, before its first await.
+        const connect = s.connect.bind(s);
+        s.connect = (t) => {
+          const connected = connect(t);
+          tap(t);
+          return connected;
+        };
+      }
       return s;
     },
     tool(name, cb, transport) {
+      serverTransport = transport;
+      if (at === 'transport')
+        return async (...args) => {
+          try {
+            return await cb(...args);
+          } catch (e) {
+            const call = context.active().getValue(CALL);
+            if (call !== undefined) call.thrown = e;
+            throw e;
+          }
+        };
       return async (...args) => {
         const start = performance.now();
         const extra = args[args.length - 1];
@@ -243,50 +379,13 @@ export function missionFloor() {
         try {
           return await context.with(ctx, () => cb(...args));
         } catch (e) {
-          const c = BY_CODE[e?.code] ?? OTHER;
+          const c = serverFailure(span, name, e, ctx);
           failureClass = c.class;
-          const traceId = span.spanContext().traceId;
-          span.setAttribute('mcp.tool.failure.source', 'instrumentation');
-          span.setAttribute('error.type', 'tool_error');
-          span.setAttribute('mcp.tool.failure.class', c.class);
-          span.setAttribute('mcp.tool.failure.code', c.code);
-          span.setAttribute('mcp.tool.failure.correlation_id', traceId);
-          span.setAttribute('mcp.tool.failure.retryable', c.retryable);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: e?.message });
-          serverFailures(name, c.class, c.code);
-          const left = takeLog(`${name}\u0000${c.code}`);
-          if (left >= 0) {
-            const attributes = {
-              'mcp.tool.failure.class': c.class,
-              'mcp.tool.failure.code': c.code,
-              'mcp.tool.failure.correlation_id': traceId,
-              'mcp.tool.failure.retryable': c.retryable,
-              'gen_ai.tool.name': name,
-              'exception.type': e?.name ?? 'Error',
-              'exception.message': String(e?.message),
-              'exception.stacktrace': e?.stack,
-            };
-            if (left > 0) attributes['mcp.tool.failure.suppressed_records'] = left;
-            logger.emit({
-              severityNumber: 17,
-              severityText: 'ERROR',
-              body: `tools/call ${name} failed (${c.class}/${c.code}, correlationId ${traceId})`,
-              attributes,
-              context: ctx,
-            });
-          }
           // The result the SDK would make of the throw, with the failure object in its _meta.
           return {
             content: [{ type: 'text', text: String(e?.message) }],
             isError: true,
-            _meta: {
-              [KEY]: {
-                class: c.class,
-                code: c.code,
-                correlationId: traceId,
-                retryable: c.retryable,
-              },
-            },
+            _meta: { [KEY]: failureObject(c, span) },
           };
         } finally {
           span.end();

@@ -23,6 +23,7 @@ export const VARIANTS = [
   'baseline',
   'floor',
   'mission-floor',
+  'mission-floor-tap',
   'omcp',
   'omcp-client',
   'omcp-client-spans',
@@ -48,6 +49,7 @@ export const EXPECTED = {
   baseline: 'none',
   floor: 'client+server',
   'mission-floor': 'client+server',
+  'mission-floor-tap': 'client+server',
   omcp: 'client+server',
   'omcp-client': 'client only',
   'omcp-nologs': 'client+server',
@@ -122,6 +124,9 @@ export async function installVariant(name, build) {
       return floor();
     case 'mission-floor':
       return missionFloor();
+    case 'mission-floor-tap':
+      // The mission floor with its server span at the transport, as this package's is.
+      return missionFloor({ at: 'transport' });
     case 'omcp': {
       // Auto mode: the same prototype patches the module hooks apply, on the SDK loaded here.
       const instrumentation = new McpInstrumentation();

@@ -17,7 +17,7 @@ const SCENARIOS = [...JUDGED, 'http/ok', 'http/fail'];
 const HTTP_ROWS = ['baseline', 'floor', 'mission-floor', 'omcp'];
 /** This package's rows and the floors: each must produce the spans it is expected to. */
 const ours = (v: string) =>
-  v === 'floor' || v === 'mission-floor' || v === 'omcp' || v.startsWith('omcp-');
+  v === 'floor' || v.startsWith('mission-floor') || v === 'omcp' || v.startsWith('omcp-');
 
 interface Checked {
   shape: string;
@@ -72,18 +72,27 @@ describe('npm run bench (tiny scale)', () => {
     // The mission floor does this package's per-call work by hand: the same span attributes on
     // both sides, the same failure object (correlationId = trace ID) and, in-memory where both
     // sides record here, the same metrics.
+    // Its variant with the server span at the transport (as this package's is) does the same,
+    // over in-memory and stdio.
+    expect(variants).toContain('mission-floor-tap');
     for (const scenario of SCENARIOS) {
       const mine: Checked = results.overhead.table[scenario].omcp.spans;
-      const hand: Checked = results.overhead.table[scenario]['mission-floor'].spans;
-      expect(hand.clientAttributes, scenario).toEqual(mine.clientAttributes);
-      expect(hand.serverAttributes, scenario).toEqual(mine.serverAttributes);
-      if (scenario.endsWith('/fail')) {
-        expect(mine.failureObject, scenario).toMatchObject({ correlationIsTraceId: true });
-        expect(hand.failureObject, scenario).toEqual(mine.failureObject);
+      const floors = scenario.startsWith('http')
+        ? ['mission-floor']
+        : ['mission-floor', 'mission-floor-tap'];
+      for (const floor of floors) {
+        const hand: Checked = results.overhead.table[scenario][floor].spans;
+        expect(hand.clientAttributes, `${scenario} ${floor}`).toEqual(mine.clientAttributes);
+        expect(hand.serverAttributes, `${scenario} ${floor}`).toEqual(mine.serverAttributes);
+        if (scenario.endsWith('/fail')) {
+          expect(mine.failureObject, scenario).toMatchObject({ correlationIsTraceId: true });
+          expect(hand.failureObject, `${scenario} ${floor}`).toEqual(mine.failureObject);
+        }
       }
     }
     const memory = results.overhead.spans;
     expect(memory['mission-floor'].memory.metrics).toEqual(memory.omcp.memory.metrics);
+    expect(memory['mission-floor-tap'].memory.metrics).toEqual(memory.omcp.memory.metrics);
     expect(memory.omcp.memory.metrics).toEqual([
       'mcp.client.operation.duration',
       'mcp.client.tool.failures',
