@@ -229,6 +229,17 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
       detail: `${us(o.overheadNs)} µs vs ${us(mine.overheadNs)} µs (ratio ${(o.overheadNs / mine.overheadNs).toFixed(2)}, ${interval(ci)})`,
     });
   }
+  // The mission floor with its server span at the transport, as this package's is: what this
+  // package costs beyond that placement of the span.
+  if (rows['mission-floor-tap'] !== undefined) {
+    const ci = ratioInterval(byVariant.omcp, byVariant['mission-floor-tap'], base, base, REPLICAS);
+    const t = rows['mission-floor-tap'];
+    comparisons.push({
+      name: `${key}: omcp overhead ≤ 1.15 × mission-floor-tap overhead (server span at the transport)`,
+      verdict: verdictOf(ci, 1.15),
+      detail: `${us(mine.overheadNs)} µs vs ${us(t.overheadNs)} µs (${(mine.overheadNs / t.overheadNs).toFixed(2)}×, ${interval(ci)}); mission-floor-tap is ${t.ratioToMission.toFixed(2)}× the mission floor (${interval(t.missionInterval)})`,
+    });
+  }
   for (const peer of variants.filter((v) => !isOurs(v))) {
     const p = rows[peer];
     const vsPeer = (mineName, note) => {
@@ -394,6 +405,28 @@ async function overhead() {
         row.serverOverheadNs = over(server[v], server.baseline);
         say(
           `${pad(key, 13)}${pad(v, 20)}${lpad(us(row.clientOverheadNs), 8)}${lpad(us(row.serverOverheadNs), 8)}`,
+        );
+      }
+    }
+  }
+  if (REPLICAS > 1) {
+    // How far the worker processes of one variant sit apart: each process's median overhead
+    // (its rounds against the baseline's rounds of the same index).
+    say(
+      `\n## Spread between worker processes (µs overhead per call, the median of each of the ${REPLICAS} processes' rounds; lowest–highest)\n`,
+    );
+    say(`${pad('scenario', 13)}${pad('variant', 20)}${lpad('lowest', 8)}${lpad('highest', 9)}`);
+    for (const [key, byVariant] of Object.entries(times)) {
+      const base = byVariant.baseline;
+      for (const v of runs(key.split('/')[0]).filter((x) => x !== 'baseline')) {
+        const perProcess = [];
+        for (let k = 0; k < REPLICAS; k++) {
+          const d = byVariant[v].map((t, i) => t - base[i]).filter((_, i) => i % REPLICAS === k);
+          if (d.length > 0) perProcess.push(median(d));
+        }
+        table[key][v].processOverheadNs = perProcess;
+        say(
+          `${pad(key, 13)}${pad(v, 20)}${lpad(us(Math.min(...perProcess)), 8)}${lpad(us(Math.max(...perProcess)), 9)}`,
         );
       }
     }
