@@ -13,7 +13,7 @@ const scale = Number(process.env.BENCH_SCALE ?? '1');
 // and the median of many paired differences shrugs off the rounds a burst hit.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '96');
 /** Worker processes per variant in the overhead section (BENCH_REPLICAS), used in turn. */
-const REPLICAS = Math.max(1, Number(process.env.BENCH_REPLICAS ?? '6'));
+const REPLICAS = Math.max(1, Number(process.env.BENCH_REPLICAS ?? '3'));
 const N = {
   memory: Math.round(600 * scale),
   stdio: Math.round(300 * scale),
