@@ -14,6 +14,11 @@ const scale = Number(process.env.BENCH_SCALE ?? '1');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '96');
 /** Worker processes per variant in the overhead section (BENCH_REPLICAS), used in turn. */
 const REPLICAS = Math.max(1, Number(process.env.BENCH_REPLICAS ?? '3'));
+/**
+ * Node options for the overhead section's worker processes (BENCH_WORKER_NODE_ARGS), e.g. to
+ * log what the JIT optimised and deoptimised in each (`--log-deopt --no-logfile-per-isolate --logfile=/tmp/w-%p.log`).
+ */
+const workerNodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const N = {
   memory: Math.round(600 * scale),
   stdio: Math.round(300 * scale),
@@ -288,10 +293,11 @@ async function overhead() {
   const start = async (group, v, list) => {
     pools[group][v] = [];
     for (let k = 0; k < REPLICAS; k++) {
-      const w = startWorker('./lib/worker.mjs', {
-        BENCH_VARIANT: v,
-        BENCH_WORKER_TRANSPORTS: list.join(','),
-      });
+      const w = startWorker(
+        './lib/worker.mjs',
+        { BENCH_VARIANT: v, BENCH_WORKER_TRANSPORTS: list.join(',') },
+        workerNodeArgs,
+      );
       await w.ready;
       pools[group][v].push(w);
     }
