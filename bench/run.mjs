@@ -201,7 +201,10 @@ const isOurs = (v) =>
   v === 'omcp' ||
   v.startsWith('omcp-');
 
-/** Comparisons printed with the CPU table that are not targets (a peer's own row). */
+/**
+ * Comparisons printed with the CPU table that are not targets: a peer against this package's own
+ * row, the same code in two rows, this package against mission-floor-tap.
+ */
 const comparisons = [];
 
 /**
@@ -788,7 +791,7 @@ for (const [name, section] of Object.entries({
 
 if (comparisons.length > 0) {
   say(
-    '\n## Comparisons, not targets (own rows against a client-only peer; the same code in two rows)\n',
+    '\n## Comparisons, not targets (own rows against a client-only peer; the same code in two rows; omcp against mission-floor-tap)\n',
   );
   for (const c of comparisons) say(`${pad(c.verdict, 8)}${c.name}: ${c.detail}`);
   results.comparisons = comparisons;
