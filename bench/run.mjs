@@ -12,8 +12,13 @@ const scale = Number(process.env.BENCH_SCALE ?? '1');
 // Many short rounds rather than a few long ones: on a shared machine the noise comes in bursts,
 // and the median of many paired differences shrugs off the rounds a burst hit.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '96');
-/** Worker processes per variant in the overhead section (BENCH_REPLICAS), used in turn. */
-const REPLICAS = Math.max(1, Number(process.env.BENCH_REPLICAS ?? '3'));
+/**
+ * Generations of worker processes in the overhead section (BENCH_PROCESSES): each variant runs in
+ * this many processes one after the other, each for its share of the rounds.
+ */
+const GENERATIONS = Math.max(1, Math.min(ROUNDS, Number(process.env.BENCH_PROCESSES ?? '12')));
+/** The generation of processes that ran round `r` of `rounds`: contiguous blocks of rounds. */
+const generationOf = (r, rounds) => Math.floor((r * GENERATIONS) / rounds);
 /**
  * Node options for the overhead section's worker processes (BENCH_WORKER_NODE_ARGS), e.g. to
  * log what the JIT optimised and deoptimised in each (`--log-deopt --no-logfile-per-isolate --logfile=/tmp/w-%p.log`).
@@ -24,6 +29,8 @@ const N = {
   stdio: Math.round(300 * scale),
   http: Math.round(60 * scale),
 };
+/** Calls run before each measured round, as a fraction of the round's (BENCH_ROUND_WARMUP). */
+const ROUND_WARMUP = Number(process.env.BENCH_ROUND_WARMUP ?? '0.1');
 const WARMUP = {
   memory: Math.round(3000 * scale),
   stdio: Math.round(1000 * scale),
@@ -104,8 +111,9 @@ const us = (ns) => (ns / 1000).toFixed(1);
 /**
  * 95 % bootstrap interval (fixed seed) of median(x - bx) / median(y - by): how much a ratio of
  * overheads can be trusted when every round is noisy. `bx` and `by` are the baselines of each
- * (the same one for two rows of one scenario). With `clusters` > 1, round i ran in worker
- * process i % clusters of every variant, and the resampling is two-stage: processes first, then
+ * (the same one for two rows of one scenario). With `clusters` > 1, the rounds ran in that many
+ * generations of worker processes, in contiguous blocks (`generationOf`), and the resampling is
+ * two-stage: processes first (a drawn generation keeps its rounds paired), then
  * rounds within each drawn process. Two processes of the same code settle on different JIT and
  * heap states and can differ by more than any round's noise; resampling rounds alone would
  * treat the few processes that ran as the only ones there could be, and give too narrow an
@@ -118,7 +126,7 @@ function ratioInterval(x, y, bx, by = bx, clusters = 1) {
   const n = bx.length;
   clusters = Math.max(1, Math.min(clusters, n));
   const members = Array.from({ length: clusters }, () => []);
-  for (let i = 0; i < n; i++) members[i % clusters].push(i);
+  for (let i = 0; i < n; i++) members[Math.floor((i * clusters) / n)].push(i);
   const ratios = [];
   const dx = [];
   const dy = [];
@@ -159,7 +167,7 @@ const results = {
     platform: `${os.platform()} ${os.release()}`,
   },
   versions: versions(),
-  settings: { scale, rounds: ROUNDS, replicas: REPLICAS, n: N, warmup: WARMUP },
+  settings: { scale, rounds: ROUNDS, processes: GENERATIONS, n: N, warmup: WARMUP },
   targets: [],
 };
 if (pairs.length > 0)
@@ -229,7 +237,7 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
   // On an ok path omcp-noobjects runs the same code as omcp (no failure object to add): how far
   // two rows of the same code sit apart in this run.
   if (key.endsWith('/ok') && rows['omcp-noobjects'] !== undefined) {
-    const ci = ratioInterval(byVariant['omcp-noobjects'], byVariant.omcp, base, base, REPLICAS);
+    const ci = ratioInterval(byVariant['omcp-noobjects'], byVariant.omcp, base, base, GENERATIONS);
     const o = rows['omcp-noobjects'];
     comparisons.push({
       name: `${key}: omcp-noobjects overhead / omcp (the same code on an ok path)`,
@@ -240,7 +248,13 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
   // The mission floor with its server span at the transport, as this package's is: what this
   // package costs beyond that placement of the span.
   if (rows['mission-floor-tap'] !== undefined) {
-    const ci = ratioInterval(byVariant.omcp, byVariant['mission-floor-tap'], base, base, REPLICAS);
+    const ci = ratioInterval(
+      byVariant.omcp,
+      byVariant['mission-floor-tap'],
+      base,
+      base,
+      GENERATIONS,
+    );
     const t = rows['mission-floor-tap'];
     comparisons.push({
       name: `${key}: omcp overhead ≤ 1.15 × mission-floor-tap overhead (server span at the transport)`,
@@ -252,7 +266,7 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
     const p = rows[peer];
     const vsPeer = (mineName, note) => {
       const o = rows[mineName];
-      const ci = ratioInterval(byVariant[mineName], byVariant[peer], base, base, REPLICAS);
+      const ci = ratioInterval(byVariant[mineName], byVariant[peer], base, base, GENERATIONS);
       return {
         name: `${key}: ${mineName} overhead < ${peer}${note}`,
         verdict: verdictOf(ci, 1),
@@ -283,50 +297,65 @@ async function overhead() {
   /** The variants a transport runs: Streamable HTTP runs SDK 2.x, which the peers do not trace. */
   const runs = (transport) =>
     transport === 'http' ? variants.filter((v) => HTTP_VARIANTS.includes(v)) : variants;
-  // Each variant runs in REPLICAS worker processes, used in turn round by round: a process
-  // keeps what its JIT and heap settled on for the whole run, and two processes of the same code
-  // can differ by more than a round's noise; alternating spreads that over the rounds, where the
-  // interval sees it. The HTTP scenario has processes of its own: code that also serves SDK 2.x
-  // objects in the same process costs more on the 1.x paths (about 11 µs a call in-memory, for
-  // this package and the mission floor alike), which would tilt the in-memory and stdio rows of
-  // the variants that run HTTP against those that do not.
-  const groupOf = (transport) => (transport === 'http' ? 'http' : 'local');
+  // The rounds run in GENERATIONS of worker processes, one process per variant at a time: the
+  // processes of a generation are started, warmed up, run their share of the rounds and exit
+  // before the next generation starts. Two processes of the same code settle on different JIT and
+  // heap states and can differ by more than any round's noise, so a run needs many processes of
+  // each variant for its intervals to mean something; having them all alive at once (the earlier
+  // design, used in turn) left each idle longer between its rounds and made every round colder.
+  // The HTTP scenario has processes of its own: code that also serves SDK 2.x objects in the same
+  // process costs more on the 1.x paths (about 11 µs a call in-memory, for this package and the
+  // mission floor alike), which would tilt the in-memory and stdio rows of the variants that run
+  // HTTP against those that do not.
   const local = transports.filter((t) => t !== 'http');
-  const pools = { local: {}, http: {} };
-  const start = async (group, v, list) => {
-    pools[group][v] = [];
-    for (let k = 0; k < REPLICAS; k++) {
-      const w = startWorker(
-        './lib/worker.mjs',
-        { BENCH_VARIANT: v, BENCH_WORKER_TRANSPORTS: list.join(',') },
-        workerNodeArgs,
-      );
-      await w.ready;
-      pools[group][v].push(w);
+  const groups = [];
+  if (local.length > 0) groups.push({ transports: local, variants });
+  if (transports.includes('http')) groups.push({ transports: ['http'], variants: runs('http') });
+  const groupOf = (transport) => groups.find((g) => g.transports.includes(transport));
+  const startGeneration = async () => {
+    for (const g of groups) {
+      g.workers = {};
+      for (const v of g.variants) {
+        const w = startWorker(
+          './lib/worker.mjs',
+          { BENCH_VARIANT: v, BENCH_WORKER_TRANSPORTS: g.transports.join(',') },
+          workerNodeArgs,
+        );
+        await w.ready;
+        g.workers[v] = w;
+      }
     }
   };
-  if (local.length > 0) for (const v of variants) await start('local', v, local);
-  if (transports.includes('http')) for (const v of runs('http')) await start('http', v, ['http']);
-  const replicasOf = (transport, v) => pools[groupOf(transport)][v];
+  const workerOf = (transport, v) => groupOf(transport).workers[v];
   const scenarios = [];
   for (const transport of transports)
     for (const scenario of ['ok', 'fail']) scenarios.push({ transport, scenario });
 
   const spans = {};
-  for (const v of variants) spans[v] = {};
-  for (const transport of transports)
-    for (const v of runs(transport))
-      spans[v][transport] = await replicasOf(transport, v)[0].send({ cmd: 'check', transport });
-  for (const s of scenarios)
-    for (const v of runs(s.transport))
-      for (const w of replicasOf(s.transport, v))
-        await w.send({ cmd: 'run', ...s, n: WARMUP[s.transport], warmup: 0 });
-
   const times = {};
   const wall = {};
   const child = {};
   for (let r = 0; r < ROUNDS; r++) {
-    process.stdout.write(`round ${r + 1}/${ROUNDS}\r`);
+    const generation = generationOf(r, ROUNDS);
+    if (r === 0 || generation !== generationOf(r - 1, ROUNDS)) {
+      await startGeneration();
+      if (r === 0)
+        for (const transport of transports)
+          for (const v of runs(transport))
+            (spans[v] ??= {})[transport] = await workerOf(transport, v).send({
+              cmd: 'check',
+              transport,
+            });
+      for (const s of scenarios)
+        for (const v of runs(s.transport))
+          await workerOf(s.transport, v).send({
+            cmd: 'run',
+            ...s,
+            n: WARMUP[s.transport],
+            warmup: 0,
+          });
+    }
+    process.stdout.write(`round ${r + 1}/${ROUNDS} (processes ${generation + 1}/${GENERATIONS})\r`);
     for (const s of scenarios) {
       const key = `${s.transport}/${s.scenario}`;
       times[key] ??= {};
@@ -334,22 +363,24 @@ async function overhead() {
       const list = runs(s.transport);
       const order = list.map((_, i) => list[(i + r) % list.length]);
       for (const v of order) {
-        const { nsPerCall, cpuNsPerCall, childCpuNsPerCall } = await replicasOf(s.transport, v)[
-          r % REPLICAS
-        ].send({
+        const { nsPerCall, cpuNsPerCall, childCpuNsPerCall } = await workerOf(s.transport, v).send({
           cmd: 'run',
           ...s,
           n: N[s.transport],
-          warmup: Math.round(N[s.transport] / 10),
+          warmup: Math.round(N[s.transport] * ROUND_WARMUP),
         });
         (times[key][v] ??= []).push(cpuNsPerCall);
         ((wall[key] ??= {})[v] ??= []).push(nsPerCall);
         if (s.transport !== 'memory') ((child[key] ??= {})[v] ??= []).push(childCpuNsPerCall);
       }
     }
+    if (r === ROUNDS - 1 || generationOf(r + 1, ROUNDS) !== generation)
+      for (const g of groups)
+        for (const w of Object.values(g.workers)) {
+          await w.send({ cmd: 'exit' });
+          await w.exited;
+        }
   }
-  for (const pool of Object.values(pools))
-    for (const list of Object.values(pool)) for (const w of list) await w.send({ cmd: 'exit' });
 
   const table = {};
   say(
@@ -377,12 +408,12 @@ async function overhead() {
       row.ratioInterval =
         v === 'baseline'
           ? undefined
-          : ratioInterval(byVariant[v], byVariant.floor, base, base, REPLICAS);
+          : ratioInterval(byVariant[v], byVariant.floor, base, base, GENERATIONS);
       row.ratioToMission = v === 'baseline' ? undefined : row.overheadNs / missionOver;
       row.missionInterval =
         v === 'baseline'
           ? undefined
-          : ratioInterval(byVariant[v], byVariant['mission-floor'], base, base, REPLICAS);
+          : ratioInterval(byVariant[v], byVariant['mission-floor'], base, base, GENERATIONS);
       table[key][v] = row;
       const ci = row.ratioInterval;
       const mi = row.missionInterval;
@@ -418,19 +449,22 @@ async function overhead() {
       }
     }
   }
-  if (REPLICAS > 1) {
+  if (GENERATIONS > 1) {
     // How far the worker processes of one variant sit apart: each process's median overhead
     // (its rounds against the baseline's rounds of the same index).
     say(
-      `\n## Spread between worker processes (µs overhead per call, the median of each of the ${REPLICAS} processes' rounds; lowest–highest)\n`,
+      `\n## Spread between worker processes (µs overhead per call, the median of each of the ${GENERATIONS} processes' rounds; lowest–highest)\n`,
     );
     say(`${pad('scenario', 13)}${pad('variant', 20)}${lpad('lowest', 8)}${lpad('highest', 9)}`);
     for (const [key, byVariant] of Object.entries(times)) {
       const base = byVariant.baseline;
       for (const v of runs(key.split('/')[0]).filter((x) => x !== 'baseline')) {
         const perProcess = [];
-        for (let k = 0; k < REPLICAS; k++) {
-          const d = byVariant[v].map((t, i) => t - base[i]).filter((_, i) => i % REPLICAS === k);
+        for (let k = 0; k < GENERATIONS; k++) {
+          const d0 = byVariant[v];
+          const d = d0
+            .map((t, i) => t - base[i])
+            .filter((_, i) => generationOf(i, d0.length) === k);
           if (d.length > 0) perProcess.push(median(d));
         }
         table[key][v].processOverheadNs = perProcess;
@@ -450,7 +484,7 @@ async function overhead() {
           byVariant[before],
           byVariant.baseline,
           byVariant.baseline,
-          REPLICAS,
+          GENERATIONS,
         );
         const a = table[key][after].overheadNs;
         const b = table[key][before].overheadNs;

@@ -48,7 +48,7 @@ describe('npm run bench (tiny scale)', () => {
         BENCH_ALLOC_ROUNDS: '1',
         // One worker process per variant: the rounds alternate them the same way, and starting
         // a second set of workers and server children would double the test's start-up.
-        BENCH_REPLICAS: '1',
+        BENCH_PROCESSES: '1',
       },
       encoding: 'utf8',
       timeout: 240_000,
