@@ -500,6 +500,43 @@ async function overhead() {
 }
 
 /**
+ * Every variant in one process, calls interleaved one by one (bench/lib/inprocess.mjs): the
+ * per-call cost of each variant's own code without what separates worker processes. Printed
+ * beside the targets, not judged: this package runs in manual mode here, not as users' auto mode.
+ */
+async function inprocess() {
+  const r = runScript('./lib/inprocess.mjs');
+  say(
+    `\n## In one process (in-memory; every variant's pair in the same process, calls interleaved one by one; median wall time per call of ${r.calls} calls each, on one thread)\n`,
+  );
+  say(
+    `${pad('scenario', 13)}${pad('variant', 20)}${lpad('µs', 8)}${lpad('overhead µs', 13)}${lpad('× mission', 11)}${lpad('(95% interval)', 16)}`,
+  );
+  for (const scenario of ['ok', 'fail']) {
+    const key = `memory/${scenario}`;
+    const { rows, againToOmcp, againInterval } = r[scenario];
+    for (const v of r.variants) {
+      const row = rows[v];
+      say(
+        `${pad(key, 13)}${pad(v, 20)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToMission?.toFixed(2) ?? '-', 11)}${lpad(row.missionInterval ? `(${row.missionInterval[0].toFixed(2)}–${row.missionInterval[1].toFixed(2)})` : '', 16)}`,
+      );
+    }
+    const mine = rows.omcp;
+    comparisons.push({
+      name: `${key}, in one process: omcp overhead ≤ 1.15 × mission floor overhead`,
+      verdict: verdictOf(mine.missionInterval, 1.15),
+      detail: `${us(mine.overheadNs)} µs vs ${us(rows['mission-floor'].overheadNs)} µs (${mine.ratioToMission.toFixed(2)}×, ${interval(mine.missionInterval)})`,
+    });
+    comparisons.push({
+      name: `${key}, in one process: omcp-again overhead / omcp (a second pair of the same code)`,
+      verdict: againInterval[0] <= 1 && againInterval[1] >= 1 ? 'SAME' : 'APART',
+      detail: `${us(rows['omcp-again'].overheadNs)} µs vs ${us(mine.overheadNs)} µs (ratio ${againToOmcp.toFixed(2)}, ${interval(againInterval)})`,
+    });
+  }
+  results.inprocess = r;
+}
+
+/**
  * How cost grows with load (in-memory, ok path): per-call overhead of this package over the
  * baseline at 1, 10, 100 and 1,000 calls in flight at once, and for tool results of 1 KB to
  * 1 MB (payload capture off: nothing may copy or serialise a payload it does not record). Each
@@ -810,6 +847,7 @@ const started = Date.now();
 results.sectionSeconds = {};
 for (const [name, section] of Object.entries({
   overhead,
+  inprocess,
   scaling,
   alloc,
   parts,
@@ -825,7 +863,7 @@ for (const [name, section] of Object.entries({
 
 if (comparisons.length > 0) {
   say(
-    '\n## Comparisons, not targets (own rows against a client-only peer; the same code in two rows; omcp against mission-floor-tap)\n',
+    '\n## Comparisons, not targets (own rows against a client-only peer; the same code in two rows; omcp against mission-floor-tap; in one process)\n',
   );
   for (const c of comparisons) say(`${pad(c.verdict, 8)}${c.name}: ${c.detail}`);
   results.comparisons = comparisons;

@@ -41,14 +41,15 @@ describe('npm run bench (tiny scale)', () => {
       cwd: root,
       env: {
         ...process.env,
-        BENCH_ONLY: 'overhead,scaling,alloc,retry',
+        BENCH_ONLY: 'overhead,inprocess,scaling,alloc,retry',
+        BENCH_INPROC_CALLS: '100',
         BENCH_ROUNDS: '2',
         BENCH_SCALE: '0.05',
         BENCH_ALLOC_CALLS: '300',
         BENCH_ALLOC_ROUNDS: '1',
-        // One worker process per variant: the rounds alternate them the same way, and starting
-        // a second set of workers and server children would double the test's start-up.
-        BENCH_PROCESSES: '1',
+        // Two generations of worker processes, one round each: the second generation starts
+        // after the first has stopped, and the intervals resample the two.
+        BENCH_PROCESSES: '2',
       },
       encoding: 'utf8',
       timeout: 240_000,
@@ -115,6 +116,43 @@ describe('npm run bench (tiny scale)', () => {
     );
     for (const l of split.filter((x) => /^(stdio|http)\//.test(x)))
       expect(l, l).toMatch(/ -?\d+\.\d +-?\d+\.\d$/);
+
+    // Each round ran in its own generation of processes: the spread table has both.
+    expect(results.settings.processes).toBe(2);
+    expect(lines).toContain(
+      "## Spread between worker processes (µs overhead per call, the median of each of the 2 processes' rounds; lowest–highest)",
+    );
+
+    // In one process: every variant's row in both scenarios, and the comparisons it adds.
+    const inproc = lines.findIndex((l) => l.startsWith('## In one process'));
+    expect(inproc).toBeGreaterThan(0);
+    const inprocRows = lines.slice(
+      inproc,
+      lines.findIndex((l, i) => i > inproc && l.startsWith('## ')),
+    );
+    expect(results.inprocess.variants).toEqual([
+      'baseline',
+      'mission-floor',
+      'mission-floor-tap',
+      'omcp',
+      'omcp-again',
+      'omcp-noobjects',
+    ]);
+    for (const scenario of ['memory/ok', 'memory/fail'])
+      for (const v of results.inprocess.variants)
+        expect(
+          inprocRows.some((l) => l.startsWith(scenario) && l.split(/\s+/)[1] === v),
+          `${scenario} ${v}`,
+        ).toBe(true);
+    const compared: string[] = results.comparisons.map((c: { name: string }) => c.name);
+    for (const scenario of ['memory/ok', 'memory/fail']) {
+      expect(compared).toContain(
+        `${scenario}, in one process: omcp overhead ≤ 1.15 × mission floor overhead`,
+      );
+      expect(compared).toContain(
+        `${scenario}, in one process: omcp-again overhead / omcp (a second pair of the same code)`,
+      );
+    }
 
     // The scaling table: four levels of each sweep, each with its growth and bytes.
     for (const level of ['1 in flight', '10 in flight', '100 in flight', '1000 in flight'])
