@@ -170,7 +170,7 @@ const results = {
   settings: { scale, rounds: ROUNDS, processes: GENERATIONS, n: N, warmup: WARMUP },
   targets: [],
 };
-if (pairs.length > 0)
+if (pairs.length > 0 || process.env.BENCH_BEFORE_DIST)
   results.beforeAfter = { dist: process.env.BENCH_BEFORE_DIST, overhead: {}, alloc: {} };
 
 function versions() {
@@ -500,40 +500,121 @@ async function overhead() {
 }
 
 /**
- * Every variant in one process, calls interleaved one by one (bench/lib/inprocess.mjs): the
- * per-call cost of each variant's own code without what separates worker processes. Printed
- * beside the targets, not judged: this package runs in manual mode here, not as users' auto mode.
+ * Every variant in one process, in short runs of calls (bench/lib/inprocess.mjs): the
+ * per-call cost of each variant's own code without what separates worker processes. Several
+ * such processes, each connecting the pairs in another order; within a process, each variant's
+ * run of calls is paired with the baseline's run of the same round. Printed beside
+ * the targets, not judged: this package runs in manual mode here, not as users' auto mode.
  */
 async function inprocess() {
-  const r = runScript('./lib/inprocess.mjs');
+  const processes = Math.max(1, Number(process.env.BENCH_INPROC_PROCESSES ?? '4'));
+  const runs = [];
+  for (let k = 0; k < processes; k++)
+    runs.push(
+      runScript('./lib/inprocess.mjs', {
+        // Spread over the variants, so that a later pair of this package's code comes first in
+        // some processes (the first pair made in a process runs a few per cent slower).
+        BENCH_INPROC_ORDER: String(Math.floor((k * 7) / processes)),
+      }),
+    );
+  const names = runs[0].variants;
   say(
-    `\n## In one process (in-memory; every variant's pair in the same process, calls interleaved one by one; median wall time per call of ${r.calls} calls each, on one thread)\n`,
+    `\n## In one process (in-memory; every variant's pair in the same process; ${processes} processes of ${runs[0].calls} calls per variant and scenario, in runs of ${runs[0].block} in a shuffled order each round; overhead = median of the differences of each run's median call to the baseline's of the same round; intervals resample processes, then rounds)\n`,
   );
   say(
     `${pad('scenario', 13)}${pad('variant', 20)}${lpad('µs', 8)}${lpad('overhead µs', 13)}${lpad('× mission', 11)}${lpad('(95% interval)', 16)}`,
   );
+  const out = { processes, calls: runs[0].calls, block: runs[0].block, variants: names };
   for (const scenario of ['ok', 'fail']) {
     const key = `memory/${scenario}`;
-    const { rows, againToOmcp, againInterval } = r[scenario];
-    for (const v of r.variants) {
+    const blocks = runs.map((r) => r[scenario]);
+    /** Overhead of every variant: the pooled median of its block differences to the baseline. */
+    const overheads = (pick) => {
+      const o = {};
+      for (const v of names) {
+        const d = [];
+        for (const [p, b] of pick) d.push(blocks[p][v][b] - blocks[p].baseline[b]);
+        o[v] = median(d);
+      }
+      return o;
+    };
+    const all = blocks.flatMap((b, p) => b.baseline.map((_, i) => [p, i]));
+    const point = overheads(all);
+    let seed = 4242;
+    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const draws = [];
+    for (let k = 0; k < 500; k++) {
+      const pick = [];
+      for (let c = 0; c < blocks.length; c++) {
+        const p = Math.floor(rnd() * blocks.length);
+        const n = blocks[p].baseline.length;
+        for (let m = 0; m < n; m++) pick.push([p, Math.floor(rnd() * n)]);
+      }
+      draws.push(overheads(pick));
+    }
+    const ratio = (a, b) => {
+      const xs = draws.map((o) => o[a] / o[b]).sort((x, y) => x - y);
+      return {
+        ratio: point[a] / point[b],
+        interval: [xs[Math.floor(0.025 * xs.length)], xs[Math.floor(0.975 * xs.length)]],
+      };
+    };
+    const rows = {};
+    for (const v of names) {
+      const medianNs = median(blocks.flatMap((b) => b[v]));
+      rows[v] = { medianNs, overheadNs: point[v] };
+      if (v !== 'baseline') {
+        const m = ratio(v, 'mission-floor');
+        rows[v].ratioToMission = m.ratio;
+        rows[v].missionInterval = m.interval;
+      }
       const row = rows[v];
       say(
-        `${pad(key, 13)}${pad(v, 20)}${lpad(us(row.medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(row.overheadNs), 13)}${lpad(row.ratioToMission?.toFixed(2) ?? '-', 11)}${lpad(row.missionInterval ? `(${row.missionInterval[0].toFixed(2)}–${row.missionInterval[1].toFixed(2)})` : '', 16)}`,
+        `${pad(key, 13)}${pad(v, 20)}${lpad(us(medianNs), 8)}${lpad(v === 'baseline' ? '-' : us(point[v]), 13)}${lpad(row.ratioToMission?.toFixed(2) ?? '-', 11)}${lpad(row.missionInterval ? `(${row.missionInterval[0].toFixed(2)}–${row.missionInterval[1].toFixed(2)})` : '', 16)}`,
       );
     }
+    out[scenario] = { rows, blocks };
     const mine = rows.omcp;
     comparisons.push({
       name: `${key}, in one process: omcp overhead ≤ 1.15 × mission floor overhead`,
       verdict: verdictOf(mine.missionInterval, 1.15),
       detail: `${us(mine.overheadNs)} µs vs ${us(rows['mission-floor'].overheadNs)} µs (${mine.ratioToMission.toFixed(2)}×, ${interval(mine.missionInterval)})`,
     });
+    const again = ratio('omcp-again', 'omcp');
+    out[scenario].again = again;
     comparisons.push({
       name: `${key}, in one process: omcp-again overhead / omcp (a second pair of the same code)`,
-      verdict: againInterval[0] <= 1 && againInterval[1] >= 1 ? 'SAME' : 'APART',
-      detail: `${us(rows['omcp-again'].overheadNs)} µs vs ${us(mine.overheadNs)} µs (ratio ${againToOmcp.toFixed(2)}, ${interval(againInterval)})`,
+      verdict: again.interval[0] <= 1 && again.interval[1] >= 1 ? 'SAME' : 'APART',
+      detail: `${us(rows['omcp-again'].overheadNs)} µs vs ${us(mine.overheadNs)} µs (ratio ${again.ratio.toFixed(2)}, ${interval(again.interval)})`,
     });
+    if (rows['omcp-before'] !== undefined) out[scenario].before = ratio('omcp', 'omcp-before');
   }
-  results.inprocess = r;
+  if (out.ok.before !== undefined) {
+    sayPairsHeader(
+      'In one process, overhead',
+      'overhead µs over baseline in one process, medians of block differences',
+    );
+    results.beforeAfter.inprocess = {};
+    for (const scenario of ['ok', 'fail']) {
+      const { rows, before } = out[scenario];
+      const key = `memory/${scenario}`;
+      sayPair(
+        key,
+        'omcp',
+        us(rows.omcp.overheadNs),
+        us(rows['omcp-before'].overheadNs),
+        before.ratio,
+        before.interval,
+      );
+      results.beforeAfter.inprocess[key] = {
+        afterNs: rows.omcp.overheadNs,
+        beforeNs: rows['omcp-before'].overheadNs,
+        ratio: before.ratio,
+        ratioInterval: before.interval,
+      };
+    }
+  }
+  results.inprocess = out;
 }
 
 /**
@@ -882,6 +963,7 @@ const partial = [
   'BENCH_TRANSPORTS',
   'BENCH_SCALE',
   'BENCH_ROUNDS',
+  'BENCH_BEFORE_DIST',
 ].some((k) => process.env[k] !== undefined);
 const file = partial ? './results/partial' : './results/latest';
 writeFileSync(here(`${file}.json`), `${JSON.stringify(results, null, 2)}\n`);

@@ -43,6 +43,7 @@ describe('npm run bench (tiny scale)', () => {
         ...process.env,
         BENCH_ONLY: 'overhead,inprocess,scaling,alloc,retry',
         BENCH_INPROC_CALLS: '100',
+        BENCH_INPROC_PROCESSES: '2',
         BENCH_ROUNDS: '2',
         BENCH_SCALE: '0.05',
         BENCH_ALLOC_CALLS: '300',
