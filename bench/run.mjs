@@ -512,8 +512,7 @@ async function inprocess() {
   for (let k = 0; k < processes; k++)
     runs.push(
       runScript('./lib/inprocess.mjs', {
-        // Spread over the variants, so that a later pair of this package's code comes first in
-        // some processes (the first pair made in a process runs a few per cent slower).
+        // Spread over the variants: each process connects the pairs from another one.
         BENCH_INPROC_ORDER: String(Math.floor((k * 7) / processes)),
       }),
     );

@@ -47,9 +47,9 @@ if (process.env.BENCH_BEFORE_DIST) {
   variants['omcp-before'] = manual(undefined, (await import(url.href)).McpInstrumentation);
 }
 const names = Object.keys(variants);
-// The pairs are connected in an order that rotates with BENCH_INPROC_ORDER: within one process
-// the pair made first runs a few per cent slower than a later pair of the same code, so each
-// process of a run starts from another variant.
+// The pairs are connected (and their objects made) in an order that rotates with
+// BENCH_INPROC_ORDER, and the shuffle seed with it, so that no variant owes its figure to where it
+// stands in one process: each process of a run starts from another variant.
 const shift = Number(process.env.BENCH_INPROC_ORDER ?? '0') % names.length;
 const clients = {};
 for (const v of names.map((_, i) => names[(i + shift) % names.length]))
