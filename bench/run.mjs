@@ -17,8 +17,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '96');
  * this many processes one after the other, each for its share of the rounds.
  */
 const GENERATIONS = Math.max(1, Math.min(ROUNDS, Number(process.env.BENCH_PROCESSES ?? '12')));
-/** The generation of processes that ran round `r` of `rounds`: contiguous blocks of rounds. */
-const generationOf = (r, rounds) => Math.floor((r * GENERATIONS) / rounds);
+/** Which of `blocks` contiguous blocks of `n` items item `i` falls in. */
+const blockOf = (i, n, blocks) => Math.floor((i * blocks) / n);
+/** The generation of processes that ran round `r` of `rounds`. */
+const generationOf = (r, rounds) => blockOf(r, rounds, GENERATIONS);
 /**
  * Node options for the overhead section's worker processes (BENCH_WORKER_NODE_ARGS), e.g. to
  * log what the JIT optimised and deoptimised in each (`--log-deopt --no-logfile-per-isolate --logfile=/tmp/w-%p.log`).
@@ -126,7 +128,7 @@ function ratioInterval(x, y, bx, by = bx, clusters = 1) {
   const n = bx.length;
   clusters = Math.max(1, Math.min(clusters, n));
   const members = Array.from({ length: clusters }, () => []);
-  for (let i = 0; i < n; i++) members[Math.floor((i * clusters) / n)].push(i);
+  for (let i = 0; i < n; i++) members[blockOf(i, n, clusters)].push(i);
   const ratios = [];
   const dx = [];
   const dy = [];
@@ -146,6 +148,9 @@ function ratioInterval(x, y, bx, by = bx, clusters = 1) {
   ratios.sort((a, b) => a - b);
   return [ratios[Math.floor(0.025 * ratios.length)], ratios[Math.floor(0.975 * ratios.length)]];
 }
+
+/** Two rows of the same code: SAME when the interval of their ratio holds 1, else APART. */
+const sameOrApart = ([low, high]) => (low <= 1 && high >= 1 ? 'SAME' : 'APART');
 
 /** PASS when the whole interval is within the limit, FAIL when none of it is, else UNCLEAR. */
 function verdictOf([low, high], limit) {
@@ -241,7 +246,7 @@ function overheadTargets(key, rows, byVariant, variants, { floorOver, missionOve
     const o = rows['omcp-noobjects'];
     comparisons.push({
       name: `${key}: omcp-noobjects overhead / omcp (the same code on an ok path)`,
-      verdict: ci[0] <= 1 && ci[1] >= 1 ? 'SAME' : 'APART',
+      verdict: sameOrApart(ci),
       detail: `${us(o.overheadNs)} µs vs ${us(mine.overheadNs)} µs (ratio ${(o.overheadNs / mine.overheadNs).toFixed(2)}, ${interval(ci)})`,
     });
   }
@@ -512,8 +517,8 @@ async function inprocess() {
   for (let k = 0; k < processes; k++)
     runs.push(
       runScript('./lib/inprocess.mjs', {
-        // Spread over the variants: each process connects the pairs from another one.
-        BENCH_INPROC_ORDER: String(Math.floor((k * 7) / processes)),
+        // Spread over the (up to 7) pairs: each process connects them from another one.
+        BENCH_INPROC_ORDER: String(blockOf(k, processes, 7)),
       }),
     );
   const names = runs[0].variants;
@@ -527,40 +532,20 @@ async function inprocess() {
   for (const scenario of ['ok', 'fail']) {
     const key = `memory/${scenario}`;
     const blocks = runs.map((r) => r[scenario]);
-    /** Overhead of every variant: the pooled median of its block differences to the baseline. */
-    const overheads = (pick) => {
-      const o = {};
-      for (const v of names) {
-        const d = [];
-        for (const [p, b] of pick) d.push(blocks[p][v][b] - blocks[p].baseline[b]);
-        o[v] = median(d);
-      }
-      return o;
-    };
-    const all = blocks.flatMap((b, p) => b.baseline.map((_, i) => [p, i]));
-    const point = overheads(all);
-    let seed = 4242;
-    const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-    const draws = [];
-    for (let k = 0; k < 500; k++) {
-      const pick = [];
-      for (let c = 0; c < blocks.length; c++) {
-        const p = Math.floor(rnd() * blocks.length);
-        const n = blocks[p].baseline.length;
-        for (let m = 0; m < n; m++) pick.push([p, Math.floor(rnd() * n)]);
-      }
-      draws.push(overheads(pick));
-    }
-    const ratio = (a, b) => {
-      const xs = draws.map((o) => o[a] / o[b]).sort((x, y) => x - y);
-      return {
-        ratio: point[a] / point[b],
-        interval: [xs[Math.floor(0.025 * xs.length)], xs[Math.floor(0.975 * xs.length)]],
-      };
-    };
+    // Every process's rounds end to end: the processes are contiguous blocks of equal length, as
+    // the generations of the overhead section are, and `ratioInterval` resamples them the same way.
+    const flat = Object.fromEntries(names.map((v) => [v, blocks.flatMap((b) => b[v])]));
+    const base = flat.baseline;
+    const point = Object.fromEntries(
+      names.map((v) => [v, median(flat[v].map((t, i) => t - base[i]))]),
+    );
+    const ratio = (a, b) => ({
+      ratio: point[a] / point[b],
+      interval: ratioInterval(flat[a], flat[b], base, base, processes),
+    });
     const rows = {};
     for (const v of names) {
-      const medianNs = median(blocks.flatMap((b) => b[v]));
+      const medianNs = median(flat[v]);
       rows[v] = { medianNs, overheadNs: point[v] };
       if (v !== 'baseline') {
         const m = ratio(v, 'mission-floor');
@@ -583,7 +568,7 @@ async function inprocess() {
     out[scenario].again = again;
     comparisons.push({
       name: `${key}, in one process: omcp-again overhead / omcp (a second pair of the same code)`,
-      verdict: again.interval[0] <= 1 && again.interval[1] >= 1 ? 'SAME' : 'APART',
+      verdict: sameOrApart(again.interval),
       detail: `${us(rows['omcp-again'].overheadNs)} µs vs ${us(mine.overheadNs)} µs (ratio ${again.ratio.toFixed(2)}, ${interval(again.interval)})`,
     });
     if (rows['omcp-before'] !== undefined) out[scenario].before = ratio('omcp', 'omcp-before');
