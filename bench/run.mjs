@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { BEFORE, EXPECTED, HTTP_VARIANTS, VARIANTS, beforeProblem } from './lib/variants.mjs';
+import { blockOf, median, ratioInterval } from './lib/stats.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const scale = Number(process.env.BENCH_SCALE ?? '1');
@@ -17,8 +18,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '96');
  * this many processes one after the other, each for its share of the rounds.
  */
 const GENERATIONS = Math.max(1, Math.min(ROUNDS, Number(process.env.BENCH_PROCESSES ?? '12')));
-/** Which of `blocks` contiguous blocks of `n` items item `i` falls in. */
-const blockOf = (i, n, blocks) => Math.floor((i * blocks) / n);
 /** The generation of processes that ran round `r` of `rounds`. */
 const generationOf = (r, rounds) => blockOf(r, rounds, GENERATIONS);
 /**
@@ -103,51 +102,7 @@ function say(...parts) {
   console.log(line);
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const us = (ns) => (ns / 1000).toFixed(1);
-
-/**
- * 95 % bootstrap interval (fixed seed) of median(x - bx) / median(y - by): how much a ratio of
- * overheads can be trusted when every round is noisy. `bx` and `by` are the baselines of each
- * (the same one for two rows of one scenario). With `clusters` > 1, the rounds ran in that many
- * generations of worker processes, in contiguous blocks (`generationOf`), and the resampling is
- * two-stage: processes first (a drawn generation keeps its rounds paired), then
- * rounds within each drawn process. Two processes of the same code settle on different JIT and
- * heap states and can differ by more than any round's noise; resampling rounds alone would
- * treat the few processes that ran as the only ones there could be, and give too narrow an
- * interval (the same code in two rows read 1.39× apart over stdio with an interval that left
- * out 1.0).
- */
-function ratioInterval(x, y, bx, by = bx, clusters = 1) {
-  let seed = 12345;
-  const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-  const n = bx.length;
-  clusters = Math.max(1, Math.min(clusters, n));
-  const members = Array.from({ length: clusters }, () => []);
-  for (let i = 0; i < n; i++) members[blockOf(i, n, clusters)].push(i);
-  const ratios = [];
-  const dx = [];
-  const dy = [];
-  for (let k = 0; k < 2000; k++) {
-    dx.length = 0;
-    dy.length = 0;
-    for (let c = 0; c < clusters; c++) {
-      const rows = members[Math.floor(rnd() * clusters)];
-      for (let m = 0; m < rows.length; m++) {
-        const j = rows[Math.floor(rnd() * rows.length)];
-        dx.push(x[j] - bx[j]);
-        dy.push(y[j] - by[j]);
-      }
-    }
-    ratios.push(median(dx) / median(dy));
-  }
-  ratios.sort((a, b) => a - b);
-  return [ratios[Math.floor(0.025 * ratios.length)], ratios[Math.floor(0.975 * ratios.length)]];
-}
 
 /** Two rows of the same code: SAME when the interval of their ratio holds 1, else APART. */
 const sameOrApart = ([low, high]) => (low <= 1 && high >= 1 ? 'SAME' : 'APART');

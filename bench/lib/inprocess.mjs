@@ -46,6 +46,17 @@ if (process.env.BENCH_BEFORE_DIST) {
   const url = pathToFileURL(join(process.env.BENCH_BEFORE_DIST, 'esm', 'index.js'));
   variants['omcp-before'] = manual(undefined, (await import(url.href)).McpInstrumentation);
 }
+// BENCH_INPROC_VARIANTS: only these of the pairs above (bench/knockouts.mjs runs baseline,
+// mission-floor and omcp). BENCH_INPROC_DISTS (`name=dir,...`): more builds of this package, one
+// pair each (bench/knockouts.mjs: copies of dist/ with one part taken out each).
+const keep = process.env.BENCH_INPROC_VARIANTS?.split(',');
+if (keep !== undefined)
+  for (const v of Object.keys(variants)) if (!keep.includes(v)) delete variants[v];
+for (const spec of (process.env.BENCH_INPROC_DISTS ?? '').split(',').filter(Boolean)) {
+  const [name, dir] = spec.split('=');
+  const url = pathToFileURL(join(dir, 'esm', 'index.js'));
+  variants[name] = manual(undefined, (await import(url.href)).McpInstrumentation);
+}
 const names = Object.keys(variants);
 // The pairs are connected (and their objects made) in an order that rotates with
 // BENCH_INPROC_ORDER, and the shuffle seed with it, so that no variant owes its figure to where it

@@ -38,7 +38,7 @@ function recordDiagnosticsUnsafe(
   // The log budget first: a record left out spends no stack token. -1: left out; else how many
   // records of this tool, code and type were left out before this one.
   const suppressed = config.emitFailureLogs
-    ? source.budgets().logs.take(call.target, `${failure?.code ?? ''}\u0000${type ?? ''}`)
+    ? source.budgets().logs.take(call.target, failure?.code ?? '', type ?? '')
     : -1;
   const withStack =
     type !== undefined &&

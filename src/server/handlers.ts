@@ -39,20 +39,32 @@ export function wrapRequestHandler<H extends (this: unknown, ...args: unknown[])
   return wrapped as H;
 }
 
-/** Notes an error on the running call and passes it on (a shared rejection handler). */
-function noteAndRethrow(error: unknown): never {
-  noteThrown(error);
-  throw error;
+/**
+ * Notes a rejection on the running call (a shared handler of a side branch, whose promise nobody
+ * awaits: it must not reject).
+ */
+function noteRejection(error: unknown): void {
+  try {
+    noteThrown(error);
+  } catch {
+    // Nothing of the instrumentation may surface as an unhandled rejection.
+  }
 }
 
-/** Wraps a tool callback so that an error it throws is noted before the SDK flattens it to text. */
+/**
+ * Wraps a tool callback so that an error it throws is noted before the SDK flattens it to text.
+ * A returned promise goes to the SDK as it is: the note hangs off it on a side branch, attached
+ * before the SDK's own handler and so run before it, instead of a link in the chain that would
+ * catch and throw the error again (a second rejection per failing call: about 2.5 µs measured
+ * in one process, bench/knockouts.mjs).
+ */
 export function wrapToolCallback<F extends (this: unknown, ...args: unknown[]) => unknown>(
   callback: F,
 ): F {
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
     try {
       const out = callback.apply(this, args);
-      if (out instanceof Promise) return out.then(undefined, noteAndRethrow);
+      if (out instanceof Promise) out.then(undefined, noteRejection);
       return out;
     } catch (error) {
       noteThrown(error);

@@ -1,6 +1,5 @@
-/** Distinct (tool, kind) keys a budget tracks; beyond them they share one bucket. */
+/** Distinct (tool, kind, detail) keys a budget tracks; beyond them they share one bucket. */
 const MAX_KEYS = 1024;
-const OVERFLOW_KEY = '\u0000overflow';
 
 interface Bucket {
   tokens: number;
@@ -12,14 +11,17 @@ interface Bucket {
 /**
  * How many times per second, per tool and kind, something costly may be done: a token bucket
  * each, holding at most one second's worth. The server uses two: for formatting a thrown error's
- * stack (kind: the exception type) and for emitting a failure log record (kind: the failure code
- * and exception type). In a failure storm, where one tool fails the same way thousands of times
+ * stack (kind: the exception type) and for emitting a failure log record (kind: the failure code,
+ * detail: the exception type). In a failure storm, where one tool fails the same way thousands of times
  * a second, a burst of `perSecond` gets the full detail and then one every `1/perSecond` seconds,
  * so the instrumentation's cost and the log volume stay flat exactly when the server is struggling.
  * `Infinity` grants every take, `0` none.
  */
 export class RateBudget {
-  private readonly buckets = new Map<string, Bucket>();
+  /** Tool, then kind, then detail: keys the caller already holds, no key string built per take. */
+  private readonly buckets = new Map<string | undefined, Map<string, Map<string, Bucket>>>();
+  private count = 0;
+  private overflow: Bucket | undefined;
 
   constructor(
     readonly perSecond: number,
@@ -27,25 +29,15 @@ export class RateBudget {
   ) {}
 
   /**
-   * Spends one token of `tool` and `kind` if there is one. Returns -1 when there is none, else
-   * how many takes of the same key were refused since the previous granted one (0 mostly).
+   * Spends one token of `tool`, `kind` and `detail` if there is one. Returns -1 when there is
+   * none, else how many takes of the same key were refused since the previous granted one (0
+   * mostly).
    */
-  take(tool: string | undefined, kind: string): number {
+  take(tool: string | undefined, kind: string, detail = ''): number {
     if (this.perSecond === Infinity) return 0;
     if (!(this.perSecond > 0)) return -1;
     const t = this.now();
-    let key = `${tool ?? ''}\u0000${kind}`;
-    let bucket = this.buckets.get(key);
-    if (bucket === undefined) {
-      if (this.buckets.size >= MAX_KEYS) {
-        key = OVERFLOW_KEY;
-        bucket = this.buckets.get(key);
-      }
-      if (bucket === undefined) {
-        bucket = { tokens: this.perSecond, last: t, refused: 0 };
-        this.buckets.set(key, bucket);
-      }
-    }
+    const bucket = this.bucketOf(tool, kind, detail, t);
     bucket.tokens = Math.min(
       this.perSecond,
       bucket.tokens + (Math.max(0, t - bucket.last) / 1000) * this.perSecond,
@@ -59,5 +51,19 @@ export class RateBudget {
     const refused = bucket.refused;
     bucket.refused = 0;
     return refused;
+  }
+
+  private bucketOf(tool: string | undefined, kind: string, detail: string, t: number): Bucket {
+    let byKind = this.buckets.get(tool);
+    let byDetail = byKind?.get(kind);
+    const bucket = byDetail?.get(detail);
+    if (bucket !== undefined) return bucket;
+    const fresh: Bucket = { tokens: this.perSecond, last: t, refused: 0 };
+    if (this.count >= MAX_KEYS) return (this.overflow ??= fresh);
+    this.count++;
+    if (byKind === undefined) this.buckets.set(tool, (byKind = new Map()));
+    if (byDetail === undefined) byKind.set(kind, (byDetail = new Map()));
+    byDetail.set(detail, fresh);
+    return fresh;
   }
 }

@@ -209,4 +209,36 @@ describe('npm run bench (tiny scale)', () => {
     // The retry timer is real: no attempt may start before retryNotBefore at any scale.
     expect(results.retry.early).toBe(0);
   }, 300_000);
+
+  it('prices every knock-out against an unmodified copy, each edit still matching the build', () => {
+    // npm run bench:knockouts at a tiny scale: every knock-out's edits must apply to dist/ exactly
+    // once (the script stops otherwise), and both scenarios get a row per knock-out.
+    const run = spawnSync(process.execPath, ['bench/knockouts.mjs'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        KNOCKOUT_PARTIAL: '1',
+        KNOCKOUT_PROCESSES: '1',
+        KNOCKOUT_CALLS: '100',
+      },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.error).toBeUndefined();
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const source = readFileSync(`${root}/bench/knockouts.mjs`, 'utf8');
+    const names = [...source.matchAll(/^ {4}name: '([a-z-]+)',$/gm)].map((m) => m[1] as string);
+    expect(names.length).toBeGreaterThanOrEqual(10);
+    for (const scenario of ['ok', 'fail']) {
+      const section = run.stdout.split(`## memory/${scenario}:`)[1]?.split('## ')[0] ?? '';
+      expect(section).toMatch(/an unmodified copy -?\d+\.\d µs/);
+      for (const name of names)
+        expect(section).toMatch(
+          new RegExp(`^${name} +-?\\d+\\.\\d +\\(-?\\d+\\.\\d – -?\\d+\\.\\d\\) `, 'm'),
+        );
+    }
+    // The copies are removed when the run ends.
+    expect(existsSync(`${root}/bench/.knockouts`)).toBe(false);
+  }, 150_000);
 });
