@@ -86,6 +86,30 @@ const KNOCKOUTS = [
     edits: [['server/transport-tap.js', 'if (!config.addFailureObjects)', 'if (true)']],
   },
   {
+    name: 'fixed-classification',
+    drops:
+      'every throw the default class and code: no classification by status, JSON-RPC, system and driver codes, names, causes',
+    edits: [
+      [
+        'tool-failure/classify.js',
+        'return classifyBuiltIn(error, options?.now ?? Date.now, 0) ?? { ...DEFAULT_CLASSIFICATION };',
+        'return { ...DEFAULT_CLASSIFICATION };',
+      ],
+    ],
+  },
+  {
+    name: 'unchecked-read',
+    drops:
+      "the failure object taken as it comes: not checked against the proposal's rules, its accessors not kept out",
+    edits: [
+      [
+        'tool-failure/read.js',
+        'return readObject(raw, problems);',
+        "return { status: 'valid', failure: raw, problems };",
+      ],
+    ],
+  },
+  {
     name: 'object-not-sent',
     drops: 'the failure object classified and recorded on the server, not added to the result',
     edits: [

@@ -71,9 +71,7 @@ export function failureMessageOf(
 }
 
 function assertValid(failure: ToolFailure): void {
-  const fields = new Map<string, unknown>(
-    Object.entries(failure).filter(([, v]) => v !== undefined),
-  );
+  const fields = Object.fromEntries(Object.entries(failure).filter(([, v]) => v !== undefined));
   const problems = checkFailureFields(fields);
   const first = problems[0];
   if (first !== undefined) {

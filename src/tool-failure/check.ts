@@ -2,28 +2,33 @@ import { baselineClassOfCode, isToolFailureClass } from './constants.js';
 import { TOOL_FAILURE_RULES as R, type ToolFailureRule } from './rules.js';
 import type { ToolFailureProblem } from './types.js';
 
-/** Own data properties of a failure object, read without running accessors. */
-export type FailureFieldMap = ReadonlyMap<string, unknown>;
+/**
+ * Own data properties of a failure object, read without running accessors: a plain object of the
+ * reader's own making (a key is there when it is an own key).
+ */
+export type FailureFields = Readonly<Record<string, unknown>>;
 
 /**
  * The one place that decides whether a failure object follows the proposal.
  * Pure: reads only the given fields and returns every problem found.
  */
-export function checkFailureFields(fields: FailureFieldMap): ToolFailureProblem[] {
+export function checkFailureFields(fields: FailureFields): ToolFailureProblem[] {
   const problems: ToolFailureProblem[] = [];
+  const has = (key: string): boolean => Object.hasOwn(fields, key);
+  const get = (key: string): unknown => (Object.hasOwn(fields, key) ? fields[key] : undefined);
   const report = (r: ToolFailureRule, message: string): void => {
     problems.push({ rule: r.id, severity: r.severity, message });
   };
 
-  const cls = fields.get('class');
-  if (!fields.has('class')) report(R.CLASS_REQUIRED, 'toolFailure.class is missing');
+  const cls = get('class');
+  if (!has('class')) report(R.CLASS_REQUIRED, 'toolFailure.class is missing');
   else if (!isToolFailureClass(cls))
     report(
       R.CLASS_ENUM,
       `toolFailure.class must be capability, reliability or governance (got ${describeValue(cls)})`,
     );
 
-  const code = fields.get('code');
+  const code = get('code');
   if (typeof code !== 'string' || code.length === 0) {
     report(
       R.CODE_REQUIRED,
@@ -35,8 +40,8 @@ export function checkFailureFields(fields: FailureFieldMap): ToolFailureProblem[
       report(R.CODE_CLASS, `baseline code ${code} belongs to class ${expected}, not ${cls}`);
   }
 
-  const retryable = fields.get('retryable');
-  if (fields.has('retryable') && typeof retryable !== 'boolean') {
+  const retryable = get('retryable');
+  if (has('retryable') && typeof retryable !== 'boolean') {
     report(
       R.RETRYABLE_TYPE,
       `toolFailure.retryable must be a boolean (got ${describeValue(retryable)})`,
@@ -45,8 +50,8 @@ export function checkFailureFields(fields: FailureFieldMap): ToolFailureProblem[
     report(R.RETRYABLE_CLASS, `toolFailure.retryable must be absent or false for class ${cls}`);
   }
 
-  if (fields.has('retryNotBefore')) {
-    const rnb = fields.get('retryNotBefore');
+  if (has('retryNotBefore')) {
+    const rnb = get('retryNotBefore');
     if (typeof rnb !== 'number' || !Number.isFinite(rnb) || rnb < 0) {
       report(
         R.RETRY_NOT_BEFORE_TYPE,
@@ -60,17 +65,17 @@ export function checkFailureFields(fields: FailureFieldMap): ToolFailureProblem[
     }
   }
 
-  const correlationId = fields.get('correlationId');
+  const correlationId = get('correlationId');
   if (typeof correlationId !== 'string' || correlationId.length === 0)
     report(
       R.CORRELATION_REQUIRED,
       `toolFailure.correlationId must be a non-empty string (got ${describeValue(correlationId)})`,
     );
 
-  if (fields.has('agentGuidance') && typeof fields.get('agentGuidance') !== 'string')
+  if (has('agentGuidance') && typeof get('agentGuidance') !== 'string')
     report(
       R.GUIDANCE_TYPE,
-      `toolFailure.agentGuidance must be a string (got ${describeValue(fields.get('agentGuidance'))})`,
+      `toolFailure.agentGuidance must be a string (got ${describeValue(get('agentGuidance'))})`,
     );
 
   return problems;

@@ -152,6 +152,7 @@ function classifyStringCode(error: object, code: string): ErrorClassification | 
 function isMongoTransient(error: object, name: unknown): boolean {
   if (typeof name === 'string' && MONGO_TRANSIENT_NAMES.has(name)) return true;
   const labels = safeGet(error, 'errorLabels');
+  if (labels === undefined) return false;
   const list: unknown =
     labels instanceof Set ? [...(labels as Set<unknown>)] : Array.isArray(labels) ? labels : [];
   return Array.isArray(list) && list.some((l) => MONGO_RETRY_LABELS.includes(l as string));

@@ -79,8 +79,9 @@ function readObject(raw: unknown, problems: ToolFailureProblem[]): ToolFailureRe
     problems.push(problem(R.FAILURE_OBJECT, 'toolFailure is not an object'));
     return { status: 'invalid', raw, problems };
   }
-  const fields = new Map<string, unknown>();
-  // Own enumerable string keys, in order; their descriptors say whether any is an accessor.
+  // Own enumerable string keys, in order, copied onto a plain object of our own; their
+  // descriptors say whether any is an accessor. Unknown keys are kept as they came.
+  const out: Record<string, unknown> = {};
   const keys = Object.keys(raw);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
@@ -90,30 +91,25 @@ function readObject(raw: unknown, problems: ToolFailureProblem[]): ToolFailureRe
       problems.push(problem(R.UNREADABLE, 'toolFailure has an accessor property'));
       return { status: 'invalid', raw, problems };
     }
-    fields.set(key, d.value);
-  }
-  problems.push(...checkFailureFields(fields));
-  if (problems.some((p) => p.severity === 'error')) return { status: 'invalid', raw, problems };
-  return { status: 'valid', failure: toPlain(fields), problems };
-}
-
-function toPlain(fields: ReadonlyMap<string, unknown>): ToolFailure {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of fields) {
     // "__proto__" is the one key an assignment would not make an own data key (it would set
     // the prototype): defineProperty keeps it a plain key. Every other key is assigned.
-    if (key === '__proto__') {
+    if (key === '__proto__')
       Object.defineProperty(out, key, {
-        value,
+        value: d.value,
         enumerable: true,
         writable: true,
         configurable: true,
       });
-    } else {
-      out[key] = value;
-    }
+    else out[key] = d.value;
   }
-  return out as ToolFailure;
+  let invalid = false;
+  for (const p of checkFailureFields(out)) {
+    problems.push(p);
+    if (p.severity === 'error') invalid = true;
+  }
+  return invalid
+    ? { status: 'invalid', raw, problems }
+    : { status: 'valid', failure: out as ToolFailure, problems };
 }
 
 function problem(r: ToolFailureRule, message: string): ToolFailureProblem {
