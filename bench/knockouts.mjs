@@ -231,7 +231,13 @@ const say = (line = '') => {
 const us = (ns) => (ns / 1000).toFixed(1);
 const pad = (s, n) => String(s).padEnd(n);
 const lpad = (s, n) => String(s).padStart(n);
-const results = { processes, calls: Number(calls), block: runs[0].block, scenarios: {} };
+const results = {
+  date: new Date().toISOString(),
+  processes,
+  calls: Number(calls),
+  block: runs[0].block,
+  scenarios: {},
+};
 say(
   `# What each part costs inside a real call (in-memory; ${processes} processes of ${calls} calls per pair and scenario, every pair in one process; saving = median of the per-round differences to an unmodified copy, 95 % interval resampling processes, then rounds)`,
 );
@@ -252,10 +258,12 @@ for (const scenario of ['ok', 'fail']) {
   for (const k of chosen) {
     const x = flat(k.name);
     const saving = -median(x.map((t, i) => t - control[i]));
-    const [low, high] = differenceInterval(x, control, processes).map((d) => -d);
-    rows[k.name] = { savingNs: saving, interval: [high, low], drops: k.drops };
+    // The interval of x - control, turned into the saving's (its negative), low to high.
+    const [a, b] = differenceInterval(x, control, processes);
+    const [low, high] = [-b, -a];
+    rows[k.name] = { savingNs: saving, interval: [low, high], drops: k.drops };
     say(
-      `${pad(k.name, 24)}${lpad(us(saving), 11)}${lpad(`(${us(high)} – ${us(low)})`, 18)}  ${k.drops}`,
+      `${pad(k.name, 24)}${lpad(us(saving), 11)}${lpad(`(${us(low)} – ${us(high)})`, 18)}  ${k.drops}`,
     );
   }
   results.scenarios[scenario] = {

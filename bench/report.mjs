@@ -1,8 +1,8 @@
 // The results of a full bench run as the Markdown of docs/performance.md, made from the record
-// itself (bench/results/latest.json), so that the report's tables cannot drift from the run they
+// itself (bench/results/latest.json, and the knock-outs of bench/results/knockouts.json), so that the report's tables cannot drift from the run they
 // describe. `node bench/report.mjs` prints the block; `--write` puts it into docs/performance.md
 // between its markers; test/reliability/performance-doc.test.ts checks that the two agree.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -151,6 +151,28 @@ function inprocess(r) {
   return out.join('\n');
 }
 
+function knockouts(k) {
+  if (k === undefined) return undefined;
+  const s = (name) => k.scenarios[name];
+  const saving = (t) => `${us(t.savingNs)} (${us(t.interval[0])} – ${us(t.interval[1])})`;
+  const out = [
+    `**What each part costs inside a real call** (\`npm run bench:knockouts\`, run of ${k.date.slice(0, 16).replace('T', ' ')} UTC: copies of \`dist/\` with one part taken out each, every copy's in-memory pair in one process with an unmodified copy, the mission floor and the baseline; ${k.processes} processes of ${int(k.calls)} calls per pair and scenario. The saving is the median of the per-round differences to the unmodified copy, µs per call, with its 95 % interval, processes then rounds resampled. The unmodified copy's overhead: ok ${us(s('ok').controlNs)} µs, fail ${us(s('fail').controlNs)} µs; the mission floor's: ok ${us(s('ok').missionNs)} µs, fail ${us(s('fail').missionNs)} µs):`,
+    '',
+    head(
+      [
+        'Knock-out',
+        'What it drops',
+        'ok: saving µs (95% interval)',
+        'fail: saving µs (95% interval)',
+      ],
+      ['---', '---', '---:', '---:'],
+    ),
+  ];
+  for (const [name, t] of Object.entries(s('ok').rows))
+    out.push(row([`\`${name}\``, t.drops, saving(t), saving(s('fail').rows[name])]));
+  return out.join('\n');
+}
+
 function bytes(r) {
   const a = r.alloc;
   const out = [
@@ -288,7 +310,7 @@ function verdicts(r) {
 }
 
 /** The Markdown block of a results record. */
-export function resultsMarkdown(r) {
+export function resultsMarkdown(r, k) {
   const m = r.machine;
   const v = r.versions;
   const s = r.settings;
@@ -304,13 +326,16 @@ export function resultsMarkdown(r) {
     lands(r),
     spread(r),
     inprocess(r),
+    knockouts(k),
     bytes(r),
     scaling(r),
     parts(r),
     others(r),
     verdicts(r),
     END,
-  ].join('\n\n');
+  ]
+    .filter((block) => block !== undefined)
+    .join('\n\n');
 }
 
 /** `doc` with its results block replaced by `block`. */
@@ -323,7 +348,12 @@ export function withResults(doc, block) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const record = JSON.parse(readFileSync(here('./results/latest.json'), 'utf8'));
-  const block = resultsMarkdown(record);
+  // The knock-out record (npm run bench:knockouts), when there is one.
+  const knockoutsFile = here('./results/knockouts.json');
+  const knocked = existsSync(knockoutsFile)
+    ? JSON.parse(readFileSync(knockoutsFile, 'utf8'))
+    : undefined;
+  const block = resultsMarkdown(record, knocked);
   if (process.argv.includes('--write')) {
     const path = here('../docs/performance.md');
     writeFileSync(path, withResults(readFileSync(path, 'utf8'), block));
