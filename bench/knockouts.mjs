@@ -198,6 +198,7 @@ for (const k of chosen) {
   const problem = makeCopy(`${root}/${k.name}`, k);
   if (problem !== undefined) {
     console.error(`bench: ${problem}`);
+    rmSync(root, { recursive: true, force: true });
     process.exit(2);
   }
   dists.push([k.name, `${root}/${k.name}`]);
@@ -206,22 +207,26 @@ for (const k of chosen) {
 const processes = Math.max(1, Number(process.env.KNOCKOUT_PROCESSES ?? '6'));
 const calls = process.env.KNOCKOUT_CALLS ?? '8000';
 const runs = [];
-for (let p = 0; p < processes; p++) {
-  const out = execFileSync(process.execPath, [here('./lib/inprocess.mjs')], {
-    cwd: here('.'),
-    env: {
-      ...process.env,
-      BENCH_INPROC_VARIANTS: 'baseline,mission-floor,omcp',
-      BENCH_INPROC_DISTS: dists.map(([n, d]) => `${n}=${d}`).join(','),
-      BENCH_INPROC_CALLS: calls,
-      BENCH_INPROC_ORDER: String(blockOf(p, processes, dists.length + 3)),
-    },
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
-  runs.push(JSON.parse(out.trim().split('\n').pop()));
+try {
+  for (let p = 0; p < processes; p++) {
+    const out = execFileSync(process.execPath, [here('./lib/inprocess.mjs')], {
+      cwd: here('.'),
+      env: {
+        ...process.env,
+        BENCH_INPROC_VARIANTS: 'baseline,mission-floor,omcp',
+        BENCH_INPROC_DISTS: dists.map(([n, d]) => `${n}=${d}`).join(','),
+        BENCH_INPROC_CALLS: calls,
+        BENCH_INPROC_ORDER: String(blockOf(p, processes, dists.length + 3)),
+      },
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
+    runs.push(JSON.parse(out.trim().split('\n').pop()));
+  }
+} finally {
+  // The copies go whether the run ended or a process failed.
+  rmSync(root, { recursive: true, force: true });
 }
-rmSync(root, { recursive: true, force: true });
 
 const lines = [];
 const say = (line = '') => {
@@ -247,7 +252,8 @@ for (const scenario of ['ok', 'fail']) {
   const over = (v) => median(flat(v).map((t, i) => t - base[i]));
   const control = flat('control');
   const excess = over('control') - over('mission-floor');
-  const copyCost = median(control.map((t, i) => t - flat('omcp')[i]));
+  const omcp = flat('omcp');
+  const copyCost = median(control.map((t, i) => t - omcp[i]));
   say();
   say(
     `## memory/${scenario}: this package ${us(over('omcp'))} µs over the baseline, an unmodified copy ${us(over('control'))} µs (the copy's own cost ${us(copyCost)} µs), the mission floor ${us(over('mission-floor'))} µs; the copy's excess over the mission floor ${us(excess)} µs`,

@@ -9,13 +9,13 @@ interface Bucket {
 }
 
 /**
- * How many times per second, per tool and kind, something costly may be done: a token bucket
- * each, holding at most one second's worth. The server uses two: for formatting a thrown error's
- * stack (kind: the exception type) and for emitting a failure log record (kind: the failure code,
- * detail: the exception type). In a failure storm, where one tool fails the same way thousands of times
- * a second, a burst of `perSecond` gets the full detail and then one every `1/perSecond` seconds,
- * so the instrumentation's cost and the log volume stay flat exactly when the server is struggling.
- * `Infinity` grants every take, `0` none.
+ * How many times per second, per tool, kind and detail, something costly may be done: a token
+ * bucket each, holding at most one second's worth. The server uses two: for formatting a thrown
+ * error's stack (kind: the exception type) and for emitting a failure log record (kind: the
+ * failure code, detail: the exception type). In a failure storm, where one tool fails the same way
+ * thousands of times a second, a burst of `perSecond` gets the full detail and then one every
+ * `1/perSecond` seconds, so the instrumentation's cost and the log volume stay flat exactly when
+ * the server is struggling. `Infinity` grants every take, `0` none.
  */
 export class RateBudget {
   /** Tool, then kind, then detail: keys the caller already holds, no key string built per take. */

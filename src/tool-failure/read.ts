@@ -102,12 +102,8 @@ function readObject(raw: unknown, problems: ToolFailureProblem[]): ToolFailureRe
       });
     else out[key] = d.value;
   }
-  let invalid = false;
-  for (const p of checkFailureFields(out)) {
-    problems.push(p);
-    if (p.severity === 'error') invalid = true;
-  }
-  return invalid
+  for (const p of checkFailureFields(out)) problems.push(p);
+  return problems.some((p) => p.severity === 'error')
     ? { status: 'invalid', raw, problems }
     : { status: 'valid', failure: out as ToolFailure, problems };
 }
