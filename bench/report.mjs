@@ -170,6 +170,16 @@ function knockouts(k) {
   ];
   for (const [name, t] of Object.entries(s('ok').rows))
     out.push(row([`\`${name}\``, t.drops, saving(t), saving(s('fail').rows[name])]));
+  // A knock-out that combines others: where its copy sits against the mission floor.
+  const over = (t) =>
+    `${us(t.overMissionNs)} µs (${us(t.overMissionInterval[0])} – ${us(t.overMissionInterval[1])})`;
+  for (const [name, t] of Object.entries(s('ok').rows)) {
+    if (t.combines === undefined || t.overMissionNs === undefined) continue;
+    out.push(
+      '',
+      `With \`${name}\` (${t.combines.map((n) => `\`${n}\``).join(', ')} at once), the copy costs ${over(t)} over the mission floor on the ok path and ${over(s('fail').rows[name])} on the failing path, median of the per-round differences with its 95 % interval.`,
+    );
+  }
   return out.join('\n');
 }
 

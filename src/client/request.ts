@@ -16,7 +16,7 @@ import {
   ATTR_MCP_TOOL_CALL_ATTEMPT,
   ATTR_RPC_RESPONSE_STATUS_CODE,
 } from '../semconv.js';
-import { readToolFailure } from '../tool-failure/read.js';
+import { readToolFailureMeta } from '../tool-failure/read.js';
 import type { ToolFailure } from '../tool-failure/types.js';
 import {
   operationAttributes,
@@ -120,12 +120,14 @@ export function traceOutgoingRequest(
       if (failed) {
         metricAttrs = recordClientError(span, attrs, error, rest);
       } else if (method === 'tools/call') {
-        // No _meta, nothing to read: the common success path skips the reader.
+        // Each read once, as own data (the result is the server's, or a caller's object over an
+        // in-memory transport). No _meta, nothing to read: the common success path skips the
+        // reader.
+        const meta = ownValue(result, '_meta');
+        const isError = ownValue(result, 'isError') === true;
         const reading =
-          ownValue(result, '_meta') === undefined
-            ? undefined
-            : readToolFailure(result, { metaKey: config.metaKey });
-        const recorded = recordToolResult(source, span, attrs, result, reading, 'client');
+          meta === undefined ? undefined : readToolFailureMeta(meta, isError, config.metaKey);
+        const recorded = recordToolResult(source, span, attrs, isError, reading, 'client');
         if (recorded !== undefined) {
           metricAttrs = recorded.metricAttrs;
           failure = recorded.failure;

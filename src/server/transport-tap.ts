@@ -24,7 +24,7 @@ import { randomTraceLikeId } from '../tool-failure/correlation.js';
 import { isToolFailureError } from '../tool-failure/error.js';
 import { failureFromClassification } from '../tool-failure/convert.js';
 import { classifyErrorResult, redactedText } from '../tool-failure/from-error-result.js';
-import { readToolFailure } from '../tool-failure/read.js';
+import { readToolFailure, readToolFailureMeta } from '../tool-failure/read.js';
 import type { ErrorClassifier, ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import {
   operationAttributes,
@@ -233,15 +233,25 @@ function finishServerCall(
       result = field(message, 'result');
       if (call.method === 'tools/call') {
         let reading: ToolFailureReading | undefined;
+        let isError = false;
         if (isRecord(result) && result.isError === true) {
+          isError = true;
           const completed = completeToolResult(source, call, result);
           if (completed.result !== result) outgoing = { ...message, result: completed.result };
           result = completed.result;
           reading = completed.reading ?? readToolFailure(result, { metaKey: config.metaKey });
-        } else if (ownValue(result, '_meta') !== undefined) {
-          reading = readToolFailure(result, { metaKey: config.metaKey });
+        } else {
+          const meta = ownValue(result, '_meta');
+          if (meta !== undefined) reading = readToolFailureMeta(meta, false, config.metaKey);
         }
-        const recorded = recordToolResult(source, call.span, call.attrs, result, reading, 'server');
+        const recorded = recordToolResult(
+          source,
+          call.span,
+          call.attrs,
+          isError,
+          reading,
+          'server',
+        );
         if (recorded !== undefined) {
           metricAttrs = recorded.metricAttrs;
           failure = recorded.failure;

@@ -26,17 +26,18 @@ export interface ToolResultFailure {
 }
 
 /**
- * Records a `tools/call` result on a span and the failure counter of `side`: `isError`
- * becomes `error.type=tool_error` and status ERROR; a valid failure object adds the
- * `mcp.tool.failure.*` attributes; a malformed one adds its rule ids. `reading` undefined
- * means the result has no `_meta` (nothing to read). Returns `undefined` for a result that is
- * not an error (the success path allocates nothing here).
+ * Records a `tools/call` result on a span and the failure counter of `side`: `isError` (the
+ * result's own `isError` is `true`, as the caller read it) becomes `error.type=tool_error` and
+ * status ERROR; a valid failure object adds the `mcp.tool.failure.*` attributes; a malformed one
+ * adds its rule ids. `reading` undefined means the result has no `_meta` (nothing to read).
+ * Returns `undefined` for a result that is not an error (the success path allocates nothing
+ * here).
  */
 export function recordToolResult(
   source: TelemetrySource,
   span: Span,
   metricAttrs: Attributes,
-  result: unknown,
+  isError: boolean,
   reading: ToolFailureReading | undefined,
   side: 'client' | 'server',
 ): ToolResultFailure | undefined {
@@ -47,7 +48,7 @@ export function recordToolResult(
       [...new Set(reading.problems.map((p) => p.rule))].join(','),
     );
   }
-  if (ownValue(result, 'isError') !== true) return undefined;
+  if (!isError) return undefined;
   span.setAttribute(ATTR_ERROR_TYPE, ERROR_TYPE_VALUE_TOOL_ERROR);
   span.setStatus({ code: SpanStatusCode.ERROR });
   const tool = metricAttrs[ATTR_GEN_AI_TOOL_NAME];

@@ -14,71 +14,90 @@ export type FailureFields = Readonly<Record<string, unknown>>;
  */
 export function checkFailureFields(fields: FailureFields): ToolFailureProblem[] {
   const problems: ToolFailureProblem[] = [];
-  const has = (key: string): boolean => Object.hasOwn(fields, key);
-  const get = (key: string): unknown => (Object.hasOwn(fields, key) ? fields[key] : undefined);
-  const report = (r: ToolFailureRule, message: string): void => {
-    problems.push({ rule: r.id, severity: r.severity, message });
-  };
-
-  const cls = get('class');
-  if (!has('class')) report(R.CLASS_REQUIRED, 'toolFailure.class is missing');
-  else if (!isToolFailureClass(cls))
+  // Each field once, as an own key (the object is the reader's own: nothing here runs code of
+  // the sender's); plain statements rather than helper closures, since this runs on every
+  // failure a client receives.
+  const hasClass = Object.hasOwn(fields, 'class');
+  const cls = hasClass ? fields.class : undefined;
+  const knownClass = isToolFailureClass(cls);
+  if (!hasClass) report(problems, R.CLASS_REQUIRED, 'toolFailure.class is missing');
+  else if (!knownClass)
     report(
+      problems,
       R.CLASS_ENUM,
       `toolFailure.class must be capability, reliability or governance (got ${describeValue(cls)})`,
     );
 
-  const code = get('code');
+  const code = Object.hasOwn(fields, 'code') ? fields.code : undefined;
   if (typeof code !== 'string' || code.length === 0) {
     report(
+      problems,
       R.CODE_REQUIRED,
       `toolFailure.code must be a non-empty string (got ${describeValue(code)})`,
     );
-  } else if (isToolFailureClass(cls)) {
+  } else if (knownClass) {
     const expected = baselineClassOfCode(code);
     if (expected !== undefined && expected !== cls)
-      report(R.CODE_CLASS, `baseline code ${code} belongs to class ${expected}, not ${cls}`);
+      report(
+        problems,
+        R.CODE_CLASS,
+        `baseline code ${code} belongs to class ${expected}, not ${String(cls)}`,
+      );
   }
 
-  const retryable = get('retryable');
-  if (has('retryable') && typeof retryable !== 'boolean') {
+  const hasRetryable = Object.hasOwn(fields, 'retryable');
+  const retryable = hasRetryable ? fields.retryable : undefined;
+  if (hasRetryable && typeof retryable !== 'boolean') {
     report(
+      problems,
       R.RETRYABLE_TYPE,
       `toolFailure.retryable must be a boolean (got ${describeValue(retryable)})`,
     );
-  } else if (retryable === true && isToolFailureClass(cls) && cls !== 'reliability') {
-    report(R.RETRYABLE_CLASS, `toolFailure.retryable must be absent or false for class ${cls}`);
+  } else if (retryable === true && knownClass && cls !== 'reliability') {
+    report(
+      problems,
+      R.RETRYABLE_CLASS,
+      `toolFailure.retryable must be absent or false for class ${String(cls)}`,
+    );
   }
 
-  if (has('retryNotBefore')) {
-    const rnb = get('retryNotBefore');
+  if (Object.hasOwn(fields, 'retryNotBefore')) {
+    const rnb = fields.retryNotBefore;
     if (typeof rnb !== 'number' || !Number.isFinite(rnb) || rnb < 0) {
       report(
+        problems,
         R.RETRY_NOT_BEFORE_TYPE,
         `toolFailure.retryNotBefore must be finite epoch milliseconds (got ${describeValue(rnb)})`,
       );
     } else if (retryable !== true) {
       report(
+        problems,
         R.RETRY_NOT_BEFORE_RETRYABLE,
         'toolFailure.retryNotBefore is set but retryable is not true',
       );
     }
   }
 
-  const correlationId = get('correlationId');
+  const correlationId = Object.hasOwn(fields, 'correlationId') ? fields.correlationId : undefined;
   if (typeof correlationId !== 'string' || correlationId.length === 0)
     report(
+      problems,
       R.CORRELATION_REQUIRED,
       `toolFailure.correlationId must be a non-empty string (got ${describeValue(correlationId)})`,
     );
 
-  if (has('agentGuidance') && typeof get('agentGuidance') !== 'string')
+  if (Object.hasOwn(fields, 'agentGuidance') && typeof fields.agentGuidance !== 'string')
     report(
+      problems,
       R.GUIDANCE_TYPE,
-      `toolFailure.agentGuidance must be a string (got ${describeValue(get('agentGuidance'))})`,
+      `toolFailure.agentGuidance must be a string (got ${describeValue(fields.agentGuidance)})`,
     );
 
   return problems;
+}
+
+function report(problems: ToolFailureProblem[], r: ToolFailureRule, message: string): void {
+  problems.push({ rule: r.id, severity: r.severity, message });
 }
 
 /** A short, value-free description of what was found, safe for logs and span attributes. */

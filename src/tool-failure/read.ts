@@ -36,6 +36,37 @@ function readUnsafe(result: unknown, metaKey: string): ToolFailureReading {
   if (!isRecord(result)) return { status: 'absent', problems: [] };
   const meta = ownData(result, '_meta');
   if (meta === undefined) return { status: 'absent', problems: [] };
+  return readMetaUnsafe(meta, result, undefined, metaKey);
+}
+
+/**
+ * `readToolFailure` for a caller that has already read the result's own `_meta` (not
+ * undefined) and `isError` as own data: the instrumentation's client reads both anyway, and
+ * each read of an own data property allocates a descriptor. The same rules, never throws.
+ */
+export function readToolFailureMeta(
+  meta: unknown,
+  isError: boolean,
+  metaKey: string,
+): ToolFailureReading {
+  try {
+    return readMetaUnsafe(meta, undefined, isError, metaKey);
+  } catch {
+    return {
+      status: 'invalid',
+      raw: undefined,
+      problems: [problem(R.UNREADABLE, 'the result could not be read as plain data')],
+    };
+  }
+}
+
+/** The failure of `_meta`; `isError` as read, else read from `result` only when needed. */
+function readMetaUnsafe(
+  meta: unknown,
+  result: Record<string, unknown> | undefined,
+  isError: boolean | undefined,
+  metaKey: string,
+): ToolFailureReading {
   if (!isRecord(meta)) {
     return { status: 'absent', problems: [problem(R.META_OBJECT, '_meta is not an object')] };
   }
@@ -50,7 +81,7 @@ function readUnsafe(result: unknown, metaKey: string): ToolFailureReading {
   }
   const raw: unknown = desc.value;
   const problems: ToolFailureProblem[] = [];
-  if (ownData(result, 'isError') !== true) {
+  if ((isError ?? (result !== undefined && ownData(result, 'isError') === true)) !== true) {
     problems.push(
       problem(R.ONLY_ON_ERROR, 'toolFailure is present on a result without isError: true'),
     );

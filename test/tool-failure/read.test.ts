@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TOOL_FAILURE_META_KEY as KEY, readToolFailure } from '../../src/tool-failure/index.js';
+import { readToolFailureMeta } from '../../src/tool-failure/read.js';
 
 const valid = {
   class: 'reliability',
@@ -246,7 +247,7 @@ describe('readToolFailure()', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it('never throws and never pollutes, over 10,000 generated inputs', () => {
+  it('never throws and never pollutes, and reads alike from either entry, over 10,000 generated inputs', () => {
     const fieldValue = fc.oneof(
       fc.anything({
         withObjectString: true,
@@ -310,6 +311,23 @@ describe('readToolFailure()', () => {
         if (reading.status === 'valid')
           expect(reading.problems.every((p) => p.severity === 'warning')).toBe(true);
         expect(protoKeys()).toEqual(before);
+      }),
+      { numRuns: 10_000 },
+    );
+    // The instrumentation's client reads `_meta` and `isError` once and hands them to
+    // readToolFailureMeta: on every input where it would call it, the reading is the public one.
+    const own = (obj: object, key: string): unknown => {
+      const d = Object.getOwnPropertyDescriptor(obj, key);
+      return d !== undefined && 'value' in d ? d.value : undefined;
+    };
+    fc.assert(
+      fc.property(resultArb, (input) => {
+        if (typeof input !== 'object' || input === null || Array.isArray(input)) return;
+        const meta = own(input, '_meta');
+        if (meta === undefined) return;
+        expect(readToolFailureMeta(meta, own(input, 'isError') === true, KEY)).toEqual(
+          readToolFailure(input),
+        );
       }),
       { numRuns: 10_000 },
     );
