@@ -177,7 +177,7 @@ function knockouts(k) {
     if (t.combines === undefined || t.overMissionNs === undefined) continue;
     out.push(
       '',
-      `With \`${name}\` (${t.combines.map((n) => `\`${n}\``).join(', ')} at once), the copy costs ${over(t)} over the mission floor on the ok path and ${over(s('fail').rows[name])} on the failing path, median of the per-round differences with its 95 % interval.`,
+      `With \`${name}\` (${t.combines.map((n) => `\`${n}\``).join(', ')} at once), the copy costs ${over(t)} over the mission floor on the ok path and ${over(s('fail').rows[name])} on the failing path in this run, among all ${Object.keys(s('ok').rows).length + 1} copies, median of the per-round differences with its 95 % interval.`,
     );
   }
   return out.join('\n');
