@@ -241,4 +241,39 @@ describe('npm run bench (tiny scale)', () => {
     // The copies are removed when the run ends.
     expect(existsSync(`${root}/bench/.knockouts`)).toBe(false);
   }, 150_000);
+
+  it('attributes a profile of both rows to their entry points, this package and the mission floor alike', () => {
+    // npm run bench:attribute at a tiny scale: each scenario charges time to this package and to
+    // the mission floor, and files it under the entry points each side has.
+    const run = spawnSync(process.execPath, ['bench/attribute.mjs'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        ATTRIBUTE_PARTIAL: '1',
+        ATTRIBUTE_PROCESSES: '1',
+        ATTRIBUTE_CALLS: '200',
+      },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.error).toBeUndefined();
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    for (const scenario of ['ok', 'fail']) {
+      const section = run.stdout.split(`## memory/${scenario}:`)[1]?.split('## ')[0] ?? '';
+      expect(section.trimStart()).toMatch(
+        /^this package's own time \d+\.\d\d µs a call, the mission floor's \d+\.\d\d µs/,
+      );
+      expect(section).toMatch(/^omcp +\d+\.\d\d$/m);
+      expect(section).toMatch(/^mission-floor +\d+\.\d\d$/m);
+      // Entry points of both sides of a call, each with what ran under it.
+      for (const entry of [
+        'request (patches/protocol.js',
+        'tappedOnMessage (server/transport-tap.js',
+        'tappedSend (server/transport-tap.js',
+        'c.callTool (lib/mission-floor.mjs',
+      ])
+        expect(section).toContain(entry);
+    }
+  }, 150_000);
 });
