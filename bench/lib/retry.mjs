@@ -15,18 +15,27 @@ setupOtel();
 await installVariant('omcp');
 const server = new McpServer({ name: 'retry', version: '1.0.0' });
 const lateness = [];
+let early = 0;
 let notBefore;
+/** `notBefore` on the monotonic clock, read at the same moment: the lateness in sub-ms detail. */
+let notBeforeMonotonic;
 let n = 0;
 server.registerTool(
   'flaky',
   { description: 'fails 50 times', annotations: { idempotentHint: true } },
   async () => {
-    // Date.now() is what retryNotBefore is compared with; performance.now() adds sub-ms detail.
-    const now = performance.timeOrigin + performance.now();
-    if (notBefore !== undefined) lateness.push(now - notBefore);
+    // Early is judged on the clock retryNotBefore is defined on (Date.now(), epoch ms); the
+    // lateness is measured on the monotonic clock, from the deadline placed on it when it was set.
+    // (performance.timeOrigin + performance.now() is not Date.now(): the two drift apart by
+    // milliseconds on a loaded machine, which read as early attempts that were not.)
+    if (notBefore !== undefined) {
+      if (Date.now() < notBefore) early += 1;
+      lateness.push(performance.now() - notBeforeMonotonic);
+    }
     n += 1;
     if (n > RETRIES) return { content: [{ type: 'text', text: 'ok' }] };
     notBefore = Date.now() + DELAY;
+    notBeforeMonotonic = performance.now() + DELAY;
     return toolFailure({
       class: 'reliability',
       code: 'retryable_transient_error',
@@ -57,8 +66,7 @@ console.log(
     median: q(0.5),
     p95: q(0.95),
     max: s[s.length - 1],
-    // Date.now() has 1 ms resolution: an attempt counts as early only if before notBefore - 1 ms.
-    early: lateness.filter((x) => x < -1).length,
+    early,
     outcome: report.outcome,
     attempts: report.attempts,
   }),
