@@ -30,6 +30,25 @@ interface Row {
   spans: Checked;
 }
 
+/**
+ * Runs a bench script at a tiny scale (`env` sets it, and keeps its record untouched); it must
+ * exit 0 with nothing on stderr. Returns the section of its output for each in-memory scenario.
+ */
+function runTiny(script: string, env: Record<string, string>): Record<'ok' | 'fail', string> {
+  const run = spawnSync(process.execPath, [script], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  expect(run.error).toBeUndefined();
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  const section = (scenario: string): string =>
+    run.stdout.split(`## memory/${scenario}:`)[1]?.split('## ')[0] ?? '';
+  return { ok: section('ok'), fail: section('fail') };
+}
+
 describe('npm run bench (tiny scale)', () => {
   it('prints the table for every variant and scenario, the stdio split, and a verdict for each target', () => {
     if (!existsSync(`${root}/dist/esm/index.js`))
@@ -213,25 +232,15 @@ describe('npm run bench (tiny scale)', () => {
   it('prices every knock-out against an unmodified copy, each edit still matching the build', () => {
     // npm run bench:knockouts at a tiny scale: every knock-out's edits must apply to dist/ exactly
     // once (the script stops otherwise), and both scenarios get a row per knock-out.
-    const run = spawnSync(process.execPath, ['bench/knockouts.mjs'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        KNOCKOUT_PARTIAL: '1',
-        KNOCKOUT_PROCESSES: '1',
-        KNOCKOUT_CALLS: '100',
-      },
-      encoding: 'utf8',
-      timeout: 120_000,
+    const sections = runTiny('bench/knockouts.mjs', {
+      KNOCKOUT_PARTIAL: '1',
+      KNOCKOUT_PROCESSES: '1',
+      KNOCKOUT_CALLS: '100',
     });
-    expect(run.error).toBeUndefined();
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
     const source = readFileSync(`${root}/bench/knockouts.mjs`, 'utf8');
     const names = [...source.matchAll(/^ {4}name: '([a-z-]+)',$/gm)].map((m) => m[1] as string);
     expect(names.length).toBeGreaterThanOrEqual(10);
-    for (const scenario of ['ok', 'fail']) {
-      const section = run.stdout.split(`## memory/${scenario}:`)[1]?.split('## ')[0] ?? '';
+    for (const section of Object.values(sections)) {
       expect(section).toMatch(/an unmodified copy -?\d+\.\d µs/);
       for (const name of names)
         expect(section).toMatch(
@@ -245,22 +254,12 @@ describe('npm run bench (tiny scale)', () => {
   it('attributes a profile of both rows to their entry points, this package and the mission floor alike', () => {
     // npm run bench:attribute at a tiny scale: each scenario charges time to this package and to
     // the mission floor, and files it under the entry points each side has.
-    const run = spawnSync(process.execPath, ['bench/attribute.mjs'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        ATTRIBUTE_PARTIAL: '1',
-        ATTRIBUTE_PROCESSES: '1',
-        ATTRIBUTE_CALLS: '200',
-      },
-      encoding: 'utf8',
-      timeout: 120_000,
+    const sections = runTiny('bench/attribute.mjs', {
+      ATTRIBUTE_PARTIAL: '1',
+      ATTRIBUTE_PROCESSES: '1',
+      ATTRIBUTE_CALLS: '200',
     });
-    expect(run.error).toBeUndefined();
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    for (const scenario of ['ok', 'fail']) {
-      const section = run.stdout.split(`## memory/${scenario}:`)[1]?.split('## ')[0] ?? '';
+    for (const section of Object.values(sections)) {
       expect(section.trimStart()).toMatch(
         /^this package's own time \d+\.\d\d µs a call, the mission floor's \d+\.\d\d µs/,
       );
