@@ -9,7 +9,8 @@
 // apart: which call fills a batch is an accident of timing, not a cost of that call.
 //
 // Settings: ATTRIBUTE_CALLS (calls per row, scenario and process, 40000), ATTRIBUTE_PROCESSES
-// (3), ATTRIBUTE_INTERVAL (sampling interval in µs, 100). Writes bench/results/attribution.{txt,json} unless ATTRIBUTE_PARTIAL=1.
+// (3), ATTRIBUTE_INTERVAL (sampling interval in µs, 100). Writes
+// bench/results/attribution.{txt,json} unless ATTRIBUTE_PARTIAL=1.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,7 @@ const dist = here('../dist/');
 /** Who a frame belongs to. */
 function ownerOf(frame) {
   const url = frame.url;
-  if (url.includes(dist) || url.includes(`file://${dist}`)) return 'omcp';
+  if (url.includes(dist)) return 'omcp';
   if (url.endsWith('/mission-floor.mjs')) return 'mission-floor';
   if (url.includes('@modelcontextprotocol/')) return 'sdk';
   if (url.includes('/node_modules/zod/')) return 'zod';

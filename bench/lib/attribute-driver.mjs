@@ -6,16 +6,11 @@ import { McpInstrumentation } from '../../dist/esm/index.js';
 import { missionFloor } from './mission-floor.mjs';
 import { setupOtel } from './otel.mjs';
 import { connectInMemory } from './server.mjs';
+import { manualVariant } from './variants.mjs';
 
 const otel = setupOtel();
-const instrumentation = new McpInstrumentation();
-const omcp = {
-  client: (c) => instrumentation.instrumentClient(c),
-  server: (s) => instrumentation.instrumentServer(s),
-  tool: (_n, cb) => cb,
-};
 const clients = [
-  await connectInMemory(omcp, 'attribute-omcp'),
+  await connectInMemory(manualVariant(McpInstrumentation), 'attribute-omcp'),
   await connectInMemory(missionFloor(), 'attribute-mission-floor'),
 ];
 const tool = process.env.ATTRIBUTE_TOOL ?? 'ok';

@@ -13,19 +13,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { McpInstrumentation } from '../../dist/esm/index.js';
 import { missionFloor } from './mission-floor.mjs';
-import { beforeProblem } from './variants.mjs';
+import { beforeProblem, manualVariant } from './variants.mjs';
 import { setupOtel } from './otel.mjs';
 import { connectInMemory } from './server.mjs';
 
 const otel = setupOtel();
-const manual = (config, Instrumentation = McpInstrumentation) => {
-  const instrumentation = new Instrumentation(config);
-  return {
-    client: (c) => instrumentation.instrumentClient(c),
-    server: (s) => instrumentation.instrumentServer(s),
-    tool: (_n, cb) => cb,
-  };
-};
+const manual = (config, Instrumentation = McpInstrumentation) =>
+  manualVariant(Instrumentation, config);
 const variants = {
   baseline: { client: (c) => c, server: (s) => s, tool: (_n, cb) => cb },
   'mission-floor': missionFloor(),

@@ -63,6 +63,19 @@ export const EXPECTED = {
   traceloop: 'client+server',
 };
 
+/**
+ * This package in manual mode on one in-memory pair (`instrumentClient` / `instrumentServer` on
+ * its own objects), as the in-process section and the attribution profile run it.
+ */
+export function manualVariant(Instrumentation, config) {
+  const instrumentation = new Instrumentation(config);
+  return {
+    client: (c) => instrumentation.instrumentClient(c),
+    server: (s) => instrumentation.instrumentServer(s),
+    tool: (_n, cb) => cb,
+  };
+}
+
 /** Where `name`'s package directory resolves from `from`, as Node would look it up. */
 function packageDir(from, name) {
   for (let dir = from; ; dir = dirname(dir)) {

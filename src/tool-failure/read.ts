@@ -24,11 +24,7 @@ export function readToolFailure(
   try {
     return readUnsafe(result, options?.metaKey ?? TOOL_FAILURE_META_KEY);
   } catch {
-    return {
-      status: 'invalid',
-      raw: undefined,
-      problems: [problem(R.UNREADABLE, 'the result could not be read as plain data')],
-    };
+    return unreadable('the result could not be read as plain data');
   }
 }
 
@@ -52,11 +48,7 @@ export function readToolFailureMeta(
   try {
     return readMetaUnsafe(meta, undefined, isError, metaKey);
   } catch {
-    return {
-      status: 'invalid',
-      raw: undefined,
-      problems: [problem(R.UNREADABLE, 'the result could not be read as plain data')],
-    };
+    return unreadable('the result could not be read as plain data');
   }
 }
 
@@ -73,11 +65,7 @@ function readMetaUnsafe(
   const desc = Object.getOwnPropertyDescriptor(meta, metaKey);
   if (desc === undefined) return { status: 'absent', problems: [] };
   if (!('value' in desc)) {
-    return {
-      status: 'invalid',
-      raw: undefined,
-      problems: [problem(R.UNREADABLE, 'the toolFailure key is an accessor')],
-    };
+    return unreadable('the toolFailure key is an accessor');
   }
   const raw: unknown = desc.value;
   const problems: ToolFailureProblem[] = [];
@@ -97,11 +85,7 @@ export function readFailureObject(raw: unknown): ToolFailureReading {
   try {
     return readObject(raw, []);
   } catch {
-    return {
-      status: 'invalid',
-      raw: undefined,
-      problems: [problem(R.UNREADABLE, 'the failure object could not be read as plain data')],
-    };
+    return unreadable('the failure object could not be read as plain data');
   }
 }
 
@@ -137,6 +121,11 @@ function readObject(raw: unknown, problems: ToolFailureProblem[]): ToolFailureRe
   return problems.some((p) => p.severity === 'error')
     ? { status: 'invalid', raw, problems }
     : { status: 'valid', failure: out as ToolFailure, problems };
+}
+
+/** The reading of something that could not be read as plain data. */
+function unreadable(message: string): ToolFailureReading {
+  return { status: 'invalid', raw: undefined, problems: [problem(R.UNREADABLE, message)] };
 }
 
 function problem(r: ToolFailureRule, message: string): ToolFailureProblem {
