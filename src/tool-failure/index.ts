@@ -15,6 +15,14 @@ export { createToolFailure, toolFailure } from './build.js';
 export { ToolFailureError, isToolFailureError } from './error.js';
 export { classifyError, DEFAULT_CLASSIFICATION, parseRetryAfter } from './classify.js';
 export { correlationIdFor } from './correlation.js';
+export {
+  TOOL_FAILURE_NOTE_HEADER,
+  NOTE_GUIDANCE_MAX,
+  toolFailureNote,
+  toolFailureNoteOf,
+  withToolFailureNote,
+  contentTextOf,
+} from './model-note.js';
 export type {
   ToolFailure,
   ToolFailureClass,
