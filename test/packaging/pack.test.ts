@@ -110,6 +110,7 @@ describe('the packed package, installed in a fresh project', () => {
     walk(manifest.bin);
     for (const t of targets) expect(packed.files, t).toContain(t.replace(/^\.\//, ''));
     expect(packed.files).toContain('README.md');
+    expect(packed.files).toContain('LICENSE');
     expect(packed.files.filter((p) => /^(test|bench|demo|scripts|\.ci)\//.test(p))).toEqual([]);
     // Every source a shipped source map names is shipped too.
     for (const map of packed.files.filter((p) => p.endsWith('.js.map'))) {
