@@ -20,6 +20,7 @@ export interface ResolvedConfig extends McpInstrumentationConfig {
   redactThrownErrorText: boolean;
   /** `classificationRules`, checked (a file read once, when the configuration is resolved). */
   rules: ClassificationRules | undefined;
+  builtInRulePacks: boolean;
   /** `maxStackTracesPerSecond`, checked. */
   stackTracesPerSecond: number;
   /** `maxFailureLogsPerSecond`, checked. */

@@ -54,6 +54,14 @@ export interface McpInstrumentationConfig extends InstrumentationConfig {
    */
   classificationRules?: string | readonly ClassificationRule[];
   /**
+   * Apply the package's classification rules for well-known servers (the MCP reference servers),
+   * each when the server's own `serverInfo.name` matches; after `errorClassifier` and
+   * `classificationRules`. Also `OTEL_INSTRUMENTATION_MCP_RULE_PACKS=false` with the zero-code
+   * entry. See docs/classification.md, "Rule packs".
+   * @default true
+   */
+  builtInRulePacks?: boolean;
+  /**
    * On the server, add a failure object to `tools/call` error results that lack one
    * (thrown errors, unknown tools, invalid arguments). Its `correlationId` is the trace ID.
    * @default true

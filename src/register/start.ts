@@ -47,6 +47,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
     'OTEL_INSTRUMENTATION_MCP_REDACT_THROWN_ERROR_TEXT',
     (v) => (config.redactThrownErrorText = v),
   );
+  flag('OTEL_INSTRUMENTATION_MCP_RULE_PACKS', (v) => (config.builtInRulePacks = v));
   flag(
     'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
     (v) => (config.captureToolPayloads = v),

@@ -25,6 +25,7 @@ import { isToolFailureError } from '../tool-failure/error.js';
 import { failureFromClassification } from '../tool-failure/convert.js';
 import { classifyErrorResult, redactedText } from '../tool-failure/from-error-result.js';
 import { readToolFailure, readToolFailureMeta } from '../tool-failure/read.js';
+import { rulePackFor } from '../tool-failure/rule-packs.js';
 import type { ErrorClassifier, ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import {
   operationAttributes,
@@ -236,7 +237,7 @@ function finishServerCall(
         let isError = false;
         if (isRecord(result) && result.isError === true) {
           isError = true;
-          const completed = completeToolResult(source, call, result);
+          const completed = completeToolResult(source, protocol, call, result);
           if (completed.result !== result) outgoing = { ...message, result: completed.result };
           result = completed.result;
           reading = completed.reading ?? readToolFailure(result, { metaKey: config.metaKey });
@@ -297,6 +298,7 @@ function finishServerCall(
  */
 function completeToolResult(
   source: TelemetrySource,
+  protocol: object,
   call: ServerCall,
   result: Record<string, unknown>,
 ): { result: unknown; reading?: ToolFailureReading } {
@@ -312,7 +314,7 @@ function completeToolResult(
   }
   if (!config.addFailureObjects) return { result, reading };
   const failure = failureFromClassification(
-    classifyErrorResult(call.thrown, result, classifierFor(config, call.target)),
+    classifyErrorResult(call.thrown, result, classifierFor(config, call.target, protocol)),
     // With no tracer provider the span is a no-op with an all-zero trace ID: use a random ID then.
     serverCallTraceId(call) ?? randomTraceLikeId(),
   );
@@ -376,13 +378,18 @@ function endCall(source: TelemetrySource, call: ServerCall, errorType: string): 
   call.span.end();
 }
 
-/** The user's classifier, then the rules as data (which may match on the tool), as one. */
+/**
+ * The user's classifier, then the user's rules as data (which may match on the tool), then the
+ * rule pack of the server's own `serverInfo.name`, as one; the built-in rules come after them.
+ */
 function classifierFor(
   config: ResolvedConfig,
   tool: string | undefined,
+  protocol: object,
 ): ErrorClassifier | undefined {
   const { errorClassifier: custom, rules } = config;
-  if (rules === undefined) return custom;
+  const pack = config.builtInRulePacks ? rulePackFor(serverNameOf(protocol)) : undefined;
+  if (rules === undefined && pack === undefined) return custom;
   return (error) => {
     if (custom !== undefined) {
       try {
@@ -392,6 +399,11 @@ function classifierFor(
         // A broken classifier must not break the tool call; the rules apply.
       }
     }
-    return rules.classify(error, tool);
+    return rules?.classify(error, tool) ?? pack?.classify(error, tool);
   };
+}
+
+/** The name a server announces (`serverInfo.name`, in SDK 1.x and 2.x alike), if readable. */
+function serverNameOf(protocol: object): string | undefined {
+  return ownString(ownValue(protocol, '_serverInfo'), 'name');
 }

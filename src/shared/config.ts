@@ -83,6 +83,7 @@ export function resolveConfig(
     exceptionSpanEvents: !emitFailureLogs || exceptionSignalOf(signal, env) === 'logs/dup',
     redactThrownErrorText: flag('redactThrownErrorText', false),
     rules: rulesOf(config.classificationRules, warn),
+    builtInRulePacks: flag('builtInRulePacks', true),
     stackTracesPerSecond: maxStackTraces,
     failureLogsPerSecond: maxFailureLogs,
   };
@@ -95,7 +96,8 @@ type FlagOption =
   | 'trustIncomingContext'
   | 'propagateContext'
   | 'emitFailureLogs'
-  | 'redactThrownErrorText';
+  | 'redactThrownErrorText'
+  | 'builtInRulePacks';
 
 /**
  * Stack traces per second per tool and exception type, and failure log records per second per

@@ -40,6 +40,7 @@ interface FailureObject {
   code: string;
   correlationId: string;
   retryable?: boolean;
+  agentGuidance?: string;
 }
 
 let receiver: OtlpReceiver;
@@ -188,9 +189,82 @@ describe('reference servers under the zero-code entry', () => {
     expect(unknown.text).toBe('MCP error -32602: Tool no_such_tool not found');
   });
 
-  it('server-filesystem without the rules file: outside the allowed directory is internal_error', async () => {
-    // A plain Error no built-in rule knows: the documented default, which the rules file fixes.
+  it('server-filesystem with no configuration: its rule pack classifies its refusals', async () => {
     const fs = await connect('filesystem', [allowed]);
+    const a = join(allowed, 'a.txt');
+    const b = join(allowed, 'b.txt');
+    writeFileSync(a, 'alpha\n');
+    writeFileSync(b, 'beta\n');
+    const outsideRead = await expectFailure(
+      fs,
+      'filesystem',
+      'read_text_file',
+      { path: join(outside, 'secret.txt') },
+      'governance',
+      'permission_denied',
+    );
+    expect(outsideRead.text).toMatch(/^Access denied - path outside allowed directories/);
+    expect(outsideRead.failure.agentGuidance).toMatch(/outside the directories/);
+    const windows = await expectFailure(
+      fs,
+      'filesystem',
+      'read_text_file',
+      { path: 'C:\\Windows\\win.ini' },
+      'governance',
+      'permission_denied',
+    );
+    expect(windows.text).toMatch(/^Access denied - Windows-style path/);
+    // A missing file or folder needs no rule: the built-in rules make ENOENT resource_not_found.
+    await expectFailure(
+      fs,
+      'filesystem',
+      'read_text_file',
+      { path: join(allowed, 'missing.txt') },
+      'capability',
+      'resource_not_found',
+    );
+    await expectFailure(
+      fs,
+      'filesystem',
+      'write_file',
+      { path: join(allowed, 'no-dir', 'x.txt'), content: 'x' },
+      'capability',
+      'resource_not_found',
+    );
+    const cases: Array<[string, Record<string, unknown>, string, string, RegExp]> = [
+      [
+        'edit_file',
+        { path: a, edits: [{ oldText: 'not in the file', newText: 'x' }] },
+        'capability',
+        'invalid_input',
+        /^Could not find exact match for edit/,
+      ],
+      [
+        'read_text_file',
+        { path: a, head: 1, tail: 1 },
+        'capability',
+        'invalid_input',
+        /^Cannot specify both head and tail/,
+      ],
+      [
+        'move_file',
+        { source: a, destination: b },
+        'capability',
+        'invalid_input',
+        /^Destination already exists/,
+      ],
+    ];
+    for (const [tool, args, cls, code, text] of cases) {
+      const r = await expectFailure(fs, 'filesystem', tool, args, cls, code);
+      expect(r.text, tool).toMatch(text);
+    }
+  });
+
+  it('server-filesystem with OTEL_INSTRUMENTATION_MCP_RULE_PACKS=false: outside the allowed directory is internal_error', async () => {
+    // A plain Error no built-in rule knows: the documented default without the pack.
+    const fs = await connect('filesystem', [allowed], {
+      OTEL_INSTRUMENTATION_MCP_RULE_PACKS: 'false',
+    });
     const r = await expectFailure(
       fs,
       'filesystem',
@@ -200,17 +274,9 @@ describe('reference servers under the zero-code entry', () => {
       'internal_error',
     );
     expect(r.text).toMatch(/^Access denied - path outside allowed directories/);
-    await expectFailure(
-      fs,
-      'filesystem',
-      'read_text_file',
-      { path: join(allowed, 'missing.txt') },
-      'capability',
-      'resource_not_found',
-    );
   });
 
-  it('server-memory: invalid input, unknown tool', async () => {
+  it('server-memory: invalid input, unknown tool, a missing entity', async () => {
     const memory = await connect('memory', [], { MEMORY_FILE_PATH: join(allowed, 'memory.jsonl') });
     await expectFailure(
       memory,
@@ -221,6 +287,15 @@ describe('reference servers under the zero-code entry', () => {
       'invalid_input',
     );
     await expectFailure(memory, 'memory', 'open_nodes', {}, 'capability', 'invalid_input');
+    const missing = await expectFailure(
+      memory,
+      'memory',
+      'add_observations',
+      { observations: [{ entityName: 'nobody', contents: ['x'] }] },
+      'capability',
+      'resource_not_found',
+    );
+    expect(missing.text).toMatch(/^Entity with name nobody not found/);
     await expectFailure(
       memory,
       'memory',
@@ -231,8 +306,13 @@ describe('reference servers under the zero-code entry', () => {
     );
   });
 
-  it('server-everything: invalid input, unknown tool, a tool that throws', async () => {
-    const everything = await connect('everything', ['stdio'], {}, { elicitation: { url: {} } });
+  it('server-everything: invalid input, unknown tool, refusals of its rule pack', async () => {
+    const everything = await connect(
+      'everything',
+      ['stdio'],
+      { GZIP_ALLOWED_DOMAINS: 'example.org' },
+      { elicitation: { url: {} } },
+    );
     await expectFailure(
       everything,
       'everything',
@@ -257,15 +337,25 @@ describe('reference servers under the zero-code entry', () => {
       'capability',
       'capability_unsupported',
     );
+    // Plain Errors its rule pack classifies: an unsupported protocol, a domain not allowed
+    // (checked before any fetch, so nothing leaves the machine).
     await expectFailure(
       everything,
       'everything',
-      // Throws a plain Error on purpose for any protocol but http(s) and data.
       'gzip-file-as-resource',
       { data: 'file:///etc/hostname' },
-      'reliability',
-      'internal_error',
+      'capability',
+      'invalid_input',
     );
+    const blocked = await expectFailure(
+      everything,
+      'everything',
+      'gzip-file-as-resource',
+      { data: 'https://blocked.invalid/file.txt' },
+      'governance',
+      'policy_blocked',
+    );
+    expect(blocked.text).toMatch(/Domain blocked\.invalid is not in the allowed domains list/);
     // The one error SDK 1.x's McpServer does not turn into a tool result: -32042 stays a JSON-RPC
     // error, so there is no failure object (no result, no _meta) and no class on the spans; the
     // spans record the code as the conventions say, in one trace.
