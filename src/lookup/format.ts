@@ -141,3 +141,29 @@ export function formatUnsampledFailure(
   }
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * The log records of a trace beside its chain, in time order: the package's failure record and
+ * the application's own log lines (instrumentation-pino/-winston put the trace and span in
+ * them), each with the span it was written in. Empty when there are none.
+ */
+export function formatTraceLogs(
+  records: readonly LookupLogRecord[],
+  spans: readonly LookupSpan[],
+): string {
+  if (records.length === 0) return '';
+  const names = new Map(spans.map((s) => [s.spanId, s.name]));
+  const lines = [`logs (${records.length}, in time order):`];
+  for (const record of records) {
+    const span = record.spanId === undefined ? undefined : names.get(record.spanId);
+    const head = [
+      isoFromNanos(record.timeUnixNano),
+      record.severityText ?? '',
+      `[${record.service}]`,
+      span === undefined ? '' : `in ${span}:`,
+      oneLine(formatValue(record.body), 300),
+    ].filter((p) => p !== '');
+    lines.push(`  ${head.join('  ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -20,5 +20,25 @@ export {
   traceIdsForCorrelationId,
 } from './chain.js';
 export type { ChainNode, ChainRole, FailureChain, SpanFailureFields } from './chain.js';
-export { formatFailureChain, formatDuration, formatUnsampledFailure } from './format.js';
-export { jaegerTraceUrl, jaegerTagSearchUrl, traceIdsFromTagSearch } from './jaeger.js';
+export {
+  formatFailureChain,
+  formatDuration,
+  formatTraceLogs,
+  formatUnsampledFailure,
+} from './format.js';
+export {
+  jaegerTraceUrl,
+  jaegerTagSearchUrl,
+  jaegerSearchUrl,
+  traceIdsFromTagSearch,
+} from './jaeger.js';
+export {
+  ALERT_LABELS,
+  ALERT_LOOKBACK_MS,
+  formatFailureList,
+  jaegerTagsOf,
+  parseTimeOrDuration,
+  queriesFromAlertNotification,
+  searchFailures,
+} from './search.js';
+export type { FailureHit, FailureQuery } from './search.js';

@@ -16,7 +16,7 @@ export function jaegerTraceUrl(base: string, traceId: string): string {
 /**
  * The tag search on Jaeger's internal HTTP API for a correlationId that is not a trace ID:
  * `GET {base}/api/traces?service=S&tags={"mcp.tool.failure.correlation_id":"X"}`, over the last
- * `lookbackMs` before `nowMs` (the API takes microseconds).
+ * `lookbackMs` before `nowMs`.
  */
 export function jaegerTagSearchUrl(
   base: string,
@@ -25,12 +25,34 @@ export function jaegerTagSearchUrl(
   nowMs: number,
   lookbackMs: number,
 ): string {
+  return jaegerSearchUrl(
+    base,
+    service,
+    { [ATTR_MCP_TOOL_FAILURE_CORRELATION_ID]: correlationId },
+    nowMs - lookbackMs,
+    nowMs,
+    20,
+  );
+}
+
+/**
+ * `GET {base}/api/traces?service=S&tags={...}&start&end&limit`: the traces of `service` with a
+ * span carrying every tag, between two epoch-millisecond times (the API takes microseconds).
+ */
+export function jaegerSearchUrl(
+  base: string,
+  service: string,
+  tags: Record<string, string>,
+  startMs: number,
+  endMs: number,
+  limit: number,
+): string {
   const params = new URLSearchParams({
     service,
-    tags: JSON.stringify({ [ATTR_MCP_TOOL_FAILURE_CORRELATION_ID]: correlationId }),
-    start: String((nowMs - lookbackMs) * 1000),
-    end: String(nowMs * 1000),
-    limit: '20',
+    tags: JSON.stringify(tags),
+    start: String(Math.trunc(startMs) * 1000),
+    end: String(Math.trunc(endMs) * 1000),
+    limit: String(limit),
   });
   return `${trimSlash(base)}/api/traces?${params.toString()}`;
 }
