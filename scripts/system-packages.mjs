@@ -1,5 +1,6 @@
 // The programs the tests run that npm cannot install: promtool and prometheus (test/observability/),
-// from the Debian package `prometheus`. install-fixtures.mjs (the pretest step) calls
+// from the Debian package `prometheus`, and prometheus-alertmanager and amtool from
+// `prometheus-alertmanager`. install-fixtures.mjs (the pretest step) calls
 // installSystemPackages(): where they are missing it installs the package with apt-get as root,
 // and otherwise says in one line what to install, so that `npm ci && npm test` needs nothing
 // installed by hand on a Debian or Ubuntu machine.
@@ -11,6 +12,8 @@ import { delimiter, join } from 'node:path';
 export const SYSTEM_PROGRAMS = [
   { program: 'promtool', debianPackage: 'prometheus' },
   { program: 'prometheus', debianPackage: 'prometheus' },
+  { program: 'prometheus-alertmanager', debianPackage: 'prometheus-alertmanager' },
+  { program: 'amtool', debianPackage: 'prometheus-alertmanager' },
 ];
 
 /**

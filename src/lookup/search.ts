@@ -41,8 +41,11 @@ export const ALERT_LABELS = Object.freeze({
   class: 'mcp_tool_failure_class',
   code: 'mcp_tool_failure_code',
   tool: 'gen_ai_tool_name',
-  service: 'job',
+  service: 'service',
 });
+
+/** The label that names the service where an alert has no `service` label: the scrape job. */
+const ALERT_SERVICE_FALLBACK = 'job';
 
 /**
  * How far before an alert's `startsAt` the search starts: the alert rules look back 5 minutes
@@ -120,7 +123,9 @@ export function queriesFromAlertNotification(payload: unknown): FailureQuery[] {
     const labels = alert.labels;
     const query: FailureQuery = {};
     for (const key of ['class', 'code', 'tool', 'service'] as const) {
-      const value = labels[ALERT_LABELS[key]];
+      const value =
+        labels[ALERT_LABELS[key]] ??
+        (key === 'service' ? labels[ALERT_SERVICE_FALLBACK] : undefined);
       if (typeof value === 'string' && value !== '') query[key] = value;
     }
     // A metric's code outside the known ones is `_OTHER`: any code, then.
@@ -153,7 +158,11 @@ export function parseTimeOrDuration(text: string, nowMs: number): number | undef
 export function formatFailureList(hits: readonly FailureHit[], query: FailureQuery): string {
   const what = Object.entries(query)
     .filter(([, v]) => v !== undefined)
-    .map(([k, v]) => `${k}=${k.endsWith('Ms') ? new Date(v as number).toISOString() : String(v)}`)
+    .map(([k, v]) =>
+      k.endsWith('Ms')
+        ? `${k.slice(0, -2)}=${new Date(v as number).toISOString()}`
+        : `${k}=${String(v)}`,
+    )
     .join(' ');
   const lines = [`${hits.length} failure(s)${what === '' ? '' : ` where ${what}`}`];
   for (const h of hits)

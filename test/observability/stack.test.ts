@@ -39,8 +39,9 @@ describe('docker-compose.yml', () => {
     expect(result.code).not.toBe(0);
   });
 
-  it('runs the five services on images pinned to exact versions', () => {
+  it('runs the six services on images pinned to exact versions', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
+      'alertmanager',
       'grafana',
       'jaeger',
       'loki',
