@@ -434,13 +434,18 @@ const retries: Array<Panel | RowPanel> = [
   }),
   timeseries({
     title: 'Retries by failure class and code',
-    description: 'Retries per second by the failure that triggered them, per tool.',
+    description:
+      'Retries per second by the failure the logical call ended with, per tool (the retries of calls that ended in success carry no failure and are left out).',
     gridPos: { x: 12, y: 32, w: 12, h: 8 },
     unit: 'reqps',
     links: failingTraceLinks([TOOL_TAG, CLASS_TAG]),
     targets: [
       prom(
-        sumRate(['job', LABEL.tool, LABEL.failureClass, LABEL.failureCode], METRIC.retries, FILTER),
+        sumRate(
+          ['job', LABEL.tool, LABEL.failureClass, LABEL.failureCode],
+          METRIC.retries,
+          `${FILTER}, ${LABEL.failureClass}!=""`,
+        ),
         `{{${LABEL.tool}}}: {{${LABEL.failureCode}}} ({{${LABEL.failureClass}}})`,
       ),
     ],

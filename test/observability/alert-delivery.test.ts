@@ -7,15 +7,21 @@
  * is then fed to `mcp-failures lookup --alert` as a process, as the runbook says, and one of the
  * correlationIds it lists to `mcp-failures lookup <id>`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { repoPath, run, tempDir } from './helpers.js';
+import {
+  freePort,
+  repoPath,
+  run,
+  startProgram,
+  stopProgram,
+  tempDir,
+  type Started,
+} from './helpers.js';
 
 const ALERT = 'McpToolReliabilityFailureRatioHigh';
 const SERVICE = 'forecast-server';
@@ -37,48 +43,13 @@ interface Notification {
   }>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a program, failing clearly when it is not installed; its output is kept. */
-function start(program: string, args: string[], env?: NodeJS.ProcessEnv) {
-  const child = spawn(program, args, {
-    cwd: repoPath('.'),
-    env: env ?? process.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const state = { child, output: '' };
-  child.stdout?.on('data', (d: Buffer) => (state.output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (state.output += d.toString()));
-  const spawned = new Promise<void>((resolve, reject) => {
-    child.once('error', (e) => reject(new Error(`cannot start ${program}: ${e.message}`)));
-    child.once('spawn', () => resolve());
-  });
-  return { state, spawned };
-}
-
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (child?.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-const children: ChildProcess[] = [];
+const started: Started[] = [];
 let receiver: OtlpReceiver;
 let webhook: Server;
 const notifications: Notification[] = [];
 let dir = '';
-let prometheusOutput = () => '';
-let alertmanagerOutput = () => '';
+let prometheusOutput = (): string => '';
+let alertmanagerOutput = (): string => '';
 
 beforeAll(async () => {
   dir = tempDir('alert-delivery');
@@ -95,7 +66,7 @@ beforeAll(async () => {
   const webhookUrl = `http://127.0.0.1:${(webhook.address() as { port: number }).port}/alerts`;
 
   const metricsPort = await freePort();
-  const app = start(
+  const app = await startProgram(
     process.execPath,
     ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/failing-load-app.mjs'],
     {
@@ -112,8 +83,7 @@ beforeAll(async () => {
       OTEL_BLRP_SCHEDULE_DELAY: '200',
     },
   );
-  children.push(app.state.child);
-  await app.spawned;
+  started.push(app);
 
   // The shipped Alertmanager configuration, its receiver pointed here and its waits shortened.
   const am = parse(
@@ -127,16 +97,15 @@ beforeAll(async () => {
   am.receivers[0]!.webhook_configs[0]!.url = webhookUrl;
   writeFileSync(join(dir, 'alertmanager.yml'), stringify(am));
   const amPort = await freePort();
-  const alertmanager = start('prometheus-alertmanager', [
+  const alertmanager = await startProgram('prometheus-alertmanager', [
     `--config.file=${join(dir, 'alertmanager.yml')}`,
     `--storage.path=${join(dir, 'am-data')}`,
     `--web.listen-address=127.0.0.1:${amPort}`,
     // No cluster: it would listen on every interface.
     '--cluster.listen-address=',
   ]);
-  children.push(alertmanager.state.child);
-  alertmanagerOutput = () => alertmanager.state.output;
-  await alertmanager.spawned;
+  started.push(alertmanager);
+  alertmanagerOutput = alertmanager.output;
 
   // The shipped rule with 10 s windows and no `for`, so it fires within seconds.
   const rules = parse(
@@ -158,18 +127,17 @@ beforeAll(async () => {
     }),
   );
   const promPort = await freePort();
-  const prometheus = start('prometheus', [
+  const prometheus = await startProgram('prometheus', [
     `--config.file=${join(dir, 'prometheus.yml')}`,
     `--storage.tsdb.path=${join(dir, 'prom-data')}`,
     `--web.listen-address=127.0.0.1:${promPort}`,
   ]);
-  children.push(prometheus.state.child);
-  prometheusOutput = () => prometheus.state.output;
-  await prometheus.spawned;
+  started.push(prometheus);
+  prometheusOutput = prometheus.output;
 }, 60_000);
 
 afterAll(async () => {
-  for (const child of children.reverse()) await stop(child);
+  for (const program of started.reverse()) await stopProgram(program);
   await new Promise<void>((resolve) => (webhook ? webhook.close(() => resolve()) : resolve()));
   await receiver?.close();
 });

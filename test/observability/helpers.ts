@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { runMcpFailures } from '../../src/cli/lookup-command.js';
 import { mkdtempSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -104,4 +105,51 @@ export async function runFailingApp(endpoint: string, env: NodeJS.ProcessEnv): P
     result: { _meta: Record<string, { correlationId: string }> };
   };
   return result.result._meta['io.modelcontextprotocol/toolFailure']!.correlationId;
+}
+
+/** A free TCP port on 127.0.0.1 (closed again before it is returned). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** A started program: its process and everything it printed so far. */
+export interface Started {
+  child: ChildProcess;
+  output(): string;
+}
+
+/**
+ * Starts a program from the repository root and resolves once it runs; a program that is not
+ * installed rejects with one line (tests that need it fail instead of skipping).
+ */
+export async function startProgram(
+  program: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Started> {
+  const child = spawn(program, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  await new Promise<void>((resolveStart, reject) => {
+    child.once('error', (e) => reject(new Error(`cannot start ${program}: ${e.message}`)));
+    child.once('spawn', () => resolveStart());
+  });
+  return { child, output: () => output };
+}
+
+/** Stops a started program with SIGTERM and waits for it to exit. */
+export async function stopProgram(started: Started | undefined): Promise<void> {
+  const child = started?.child;
+  if (child?.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  child.kill('SIGTERM');
+  await exited;
 }
