@@ -40,7 +40,7 @@ const tracer = trace.getTracer('ai-sdk-client.test');
 function v2ToolServer(): v2Server.McpServer {
   const server = new v2Server.McpServer({ name: 'ai-sdk', version: '1' });
   server.registerTool('ok', {}, async () => ({ content: [{ type: 'text', text: 'fine' }] }));
-  server.registerTool('reset', {}, async () => {
+  server.registerTool('fail', {}, async () => {
     throw Object.assign(new Error('socket reset by upstream'), { code: 'ECONNRESET' });
   });
   return server;
@@ -49,7 +49,7 @@ function v2ToolServer(): v2Server.McpServer {
 function v1ToolServer(): V1McpServer {
   const server = new V1McpServer({ name: 'ai-sdk-sse', version: '1' });
   server.registerTool('ok', {}, async () => ({ content: [{ type: 'text', text: 'fine' }] }));
-  server.registerTool('reset', {}, async () => {
+  server.registerTool('fail', {}, async () => {
     throw Object.assign(new Error('socket reset by upstream'), { code: 'ECONNRESET' });
   });
   return server;
@@ -149,15 +149,15 @@ afterAll(async () => {
 
 beforeEach(() => t.reset());
 
-/** Calls `ok` and `reset` through the client's own `callTool`, each inside a caller span. */
-async function callBoth(client: AiSdkClient): Promise<{ ok: ReadableSpan; reset: ReadableSpan }> {
+/** Calls `ok` and `fail` through the client's own `callTool`, each inside a caller span. */
+async function callBoth(client: AiSdkClient): Promise<{ ok: ReadableSpan; fail: ReadableSpan }> {
   const callers: Record<string, string> = {};
-  for (const name of ['ok', 'reset']) {
+  for (const name of ['ok', 'fail']) {
     await tracer.startActiveSpan(`caller ${name}`, async (span) => {
       callers[name] = span.spanContext().spanId;
       try {
         const result = await client.callTool({ name, arguments: {} });
-        expect(result.isError === true, name).toBe(name === 'reset');
+        expect(result.isError === true, name).toBe(name === 'fail');
       } finally {
         span.end();
       }
@@ -169,10 +169,10 @@ async function callBoth(client: AiSdkClient): Promise<{ ok: ReadableSpan; reset:
     return found;
   };
   const ok = span('tools/call ok');
-  const reset = span('tools/call reset');
+  const fail = span('tools/call fail');
   expect(ok.parentSpanContext?.spanId).toBe(callers.ok);
-  expect(reset.parentSpanContext?.spanId).toBe(callers.reset);
-  return { ok, reset };
+  expect(fail.parentSpanContext?.spanId).toBe(callers.fail);
+  return { ok, fail };
 }
 
 /** The server span of `client`'s request: one trace, parented on the client span. */
@@ -208,14 +208,14 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
       transport: { type: 'http', url: `${httpUrl}/modern` },
     });
     try {
-      const { ok, reset } = await callBoth(client);
+      const { ok, fail } = await callBoth(client);
       expect(ok.attributes['mcp.protocol.version']).toBe('2026-07-28');
       expect(ok.attributes['server.address']).toBe('127.0.0.1');
       expect(ok.attributes['server.port']).toBe(Number(new URL(httpUrl).port));
       expect(ok.attributes['network.transport']).toBe('tcp');
       expect(ok.attributes['gen_ai.tool.name']).toBe('ok');
       serverOf(ok);
-      expectFailureRead(reset, serverOf(reset));
+      expectFailureRead(fail, serverOf(fail));
       const discover = t
         .finished()
         .find((s) => s.kind === SpanKind.CLIENT && s.name === 'server/discover');
@@ -236,12 +236,12 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
       protocolVersionDiscovery: false,
     });
     try {
-      const { ok, reset } = await callBoth(client);
+      const { ok, fail } = await callBoth(client);
       expect(ok.attributes['mcp.protocol.version']).toBe('2025-11-25');
       expect(typeof ok.attributes['mcp.session.id']).toBe('string');
       expect(ok.attributes['jsonrpc.request.id']).toMatch(/^\d+$/);
       serverOf(ok);
-      expectFailureRead(reset, serverOf(reset));
+      expectFailureRead(fail, serverOf(fail));
       const init = t.finished().find((s) => s.kind === SpanKind.CLIENT && s.name === 'initialize');
       expect(init?.attributes['mcp.protocol.version']).toBe('2025-11-25');
       serverOf(init!);
@@ -253,10 +253,10 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
   it('SSE: client spans, one trace, the failure read', async () => {
     const client = await mcp.createMCPClient({ transport: { type: 'sse', url: `${sseUrl}/sse` } });
     try {
-      const { ok, reset } = await callBoth(client);
+      const { ok, fail } = await callBoth(client);
       expect(ok.attributes['network.protocol.name']).toBe('http');
       serverOf(ok);
-      expectFailureRead(reset, serverOf(reset));
+      expectFailureRead(fail, serverOf(fail));
     } finally {
       await client.close();
     }
@@ -289,9 +289,9 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
       expect(span?.attributes['network.transport']).toBe('pipe');
       const text = (result.content as Array<{ text?: string }>)[0]?.text;
       expect(text).toBe(`00-${span?.spanContext().traceId}-${span?.spanContext().spanId}-01`);
-      await client.callTool({ name: 'reset', arguments: {} });
-      const reset = t.finished().find((s) => s.name === 'tools/call reset');
-      expectFailureRead(reset!, undefined);
+      await client.callTool({ name: 'fail', arguments: {} });
+      const failed = t.finished().find((s) => s.name === 'tools/call fail');
+      expectFailureRead(failed!, undefined);
     } finally {
       await client.close();
     }
@@ -308,9 +308,12 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
     await ai.close();
     const fromAiSdk = shapeOf(t.finished());
     t.reset();
-    const sdk = new v2Client.Client({ name: 'sdk', version: '1' }, { versionNegotiation: 'auto' });
+    const sdk = new v2Client.Client(
+      { name: 'sdk', version: '1' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
     await sdk.connect(new v2Client.StreamableHTTPClientTransport(new URL(`${httpUrl}/modern`)));
-    for (const name of ['ok', 'reset']) await sdk.callTool({ name, arguments: {} });
+    for (const name of ['ok', 'fail']) await sdk.callTool({ name, arguments: {} });
     await sdk.close();
     expect(fromAiSdk).toEqual(shapeOf(t.finished()));
   });
@@ -327,13 +330,13 @@ describe('@ai-sdk/mcp 2.0.99 client, manual mode', () => {
       expect(t.instrumentation.instrumentClient(client)).toBe(client);
       // A second call changes nothing: one span per request.
       instrumentClientWith(t.instrumentation._telemetry(), client);
-      const { ok, reset } = await callBoth(client);
+      const { ok, fail } = await callBoth(client);
       expect(
         t.finished().filter((s) => s.name === 'tools/call ok' && s.kind === SpanKind.CLIENT),
       ).toHaveLength(1);
       expect(ok.attributes['mcp.protocol.version']).toBe('2026-07-28');
       serverOf(ok);
-      expectFailureRead(reset, serverOf(reset));
+      expectFailureRead(fail, serverOf(fail));
     } finally {
       await client.close();
     }
