@@ -45,7 +45,7 @@ export const SDK_PROTOCOL: ClientShape = {
 /**
  * The Vercel AI SDK's own client (`@ai-sdk/mcp` 2.x, which does not use the MCP SDK): each
  * JSON-RPC request goes through `requestOnce({ request, resultSchema, options })` (`request`
- * before 2.0.9x, with the same argument), which numbers it from `requestMessageId` and, on
+ * in earlier 2.0.x releases such as 2.0.50, with the same argument), which numbers it from `requestMessageId` and, on
  * 2026-07-28, adds its envelope to a copy of `params._meta`, keeping the keys already there.
  */
 export const AI_SDK_CLIENT: ClientShape = {

@@ -11,8 +11,8 @@ export const AI_SDK_MCP_OUTSIDE = '<2.0.0 || >=3';
 
 /**
  * The method of `@ai-sdk/mcp`'s client that sends exactly one JSON-RPC request: `requestOnce`
- * since 2026-07-28 support (its `request` above it may send several, one per input-required
- * round), `request` before.
+ * in the releases that speak 2026-07-28 (its `request` above it may send several, one per
+ * input-required round), `request` in earlier 2.0.x releases such as 2.0.50.
  */
 export function aiSdkSendMethod(target: object): 'requestOnce' | 'request' | undefined {
   const record = target as Record<string, unknown>;
