@@ -1,7 +1,9 @@
 /**
- * The AI SDK's MCP client in a real install: a fresh project per Node.js line (20 with
- * OpenTelemetry JS 2.x; 22 and 24 with 3.x) installs `@ai-sdk/mcp`, `ai`, `@ai-sdk/otel`, the
- * MCP SDK server and the line's sdk-node with that Node's npm, then adds the packed tarball. The
+ * The AI SDK's MCP client in a real install: a fresh project per OpenTelemetry JS line (2.x
+ * for Node.js 20, installed by its npm; 3.x for Node.js 22 and 24, installed once by Node.js
+ * 22's npm, since every version is pinned and npm picks the same ones on 24) installs
+ * `@ai-sdk/mcp`, `ai`, `@ai-sdk/otel`, the MCP SDK server and the line's sdk-node, then adds the
+ * packed tarball. The
  * matrix's AI SDK scenario (test/fixtures/ai-sdk/scenario.cjs: generateText with the mock model
  * and `experimental_telemetry`, the tools from `@ai-sdk/mcp`'s client, an MCP SDK server over
  * Streamable HTTP) runs as an ES module under the register entry and as CommonJS under a NodeSDK
@@ -73,6 +75,18 @@ const RUNS = [
 
 let packed: Packed;
 let receiver: OtlpReceiver | undefined;
+/** The project of each line, installed by the first Node.js of that line. */
+const projects = new Map<keyof typeof LINES, Promise<string>>();
+
+async function installProject(runtime: Runtime, line: keyof typeof LINES): Promise<string> {
+  const project = await newProject(runtime, packed, [...LINES[line], ...APP_DEPENDENCIES], {
+    prefix: `omcp-ai-sdk-${line}`,
+  });
+  for (const [file, text] of Object.entries(APPS)) writeFileSync(join(project, file), text);
+  for (const file of ['scenario.cjs', 'stdio-server.mjs'])
+    copyFileSync(join(fixture.dir, file), join(project, file));
+  return project;
+}
 
 beforeAll(() => {
   packed = pack();
@@ -88,12 +102,12 @@ describe.each(runtimes())('Node.js $major, installed from the tarball', (runtime
   let project: string;
 
   beforeAll(async () => {
-    project = await newProject(runtime, packed, [...LINES[line], ...APP_DEPENDENCIES], {
-      prefix: `omcp-ai-sdk-node${runtime.major}`,
-    });
-    for (const [file, text] of Object.entries(APPS)) writeFileSync(join(project, file), text);
-    for (const file of ['scenario.cjs', 'stdio-server.mjs'])
-      copyFileSync(join(fixture.dir, file), join(project, file));
+    let installing = projects.get(line);
+    if (installing === undefined) {
+      installing = installProject(runtime, line);
+      projects.set(line, installing);
+    }
+    project = await installing;
   }, 400_000);
 
   it.each(RUNS)(
