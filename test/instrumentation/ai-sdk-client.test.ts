@@ -37,11 +37,30 @@ t.instrumentation._patchLoaded({
 });
 const tracer = trace.getTracer('ai-sdk-client.test');
 
+/** The client's elicitation registration, which these tests' client type leaves out. */
+interface AiSdkElicitation {
+  onElicitationRequest(schema: unknown, handler: () => unknown): void;
+}
+
 function v2ToolServer(): v2Server.McpServer {
   const server = new v2Server.McpServer({ name: 'ai-sdk', version: '1' });
   server.registerTool('ok', {}, async () => ({ content: [{ type: 'text', text: 'fine' }] }));
   server.registerTool('fail', {}, async () => {
     throw Object.assign(new Error('socket reset by upstream'), { code: 'ECONNRESET' });
+  });
+  // One logical call in two rounds on 2026-07-28: input_required first, the result after.
+  server.registerTool('confirm', {}, async (ctx) => {
+    const answer = v2Server.acceptedContent(ctx.mcpReq.inputResponses, 'confirm');
+    if (answer?.ok !== true)
+      return v2Server.inputRequired({
+        inputRequests: {
+          confirm: v2Server.inputRequired.elicit({
+            message: 'Go on?',
+            requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+          }),
+        },
+      });
+    return { content: [{ type: 'text', text: 'confirmed' }] };
   });
   return server;
 }
@@ -316,6 +335,41 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
     for (const name of ['ok', 'fail']) await sdk.callTool({ name, arguments: {} });
     await sdk.close();
     expect(fromAiSdk).toEqual(shapeOf(t.finished()));
+  });
+});
+
+describe('@ai-sdk/mcp 2.0.99 client, input-required rounds (2026-07-28)', () => {
+  it("one client span per round, each with its server span, in the caller's trace", async () => {
+    const client = await mcp.createMCPClient({
+      transport: { type: 'http', url: `${httpUrl}/modern` },
+      capabilities: { elicitation: {} },
+    });
+    try {
+      (client as unknown as AiSdkElicitation).onElicitationRequest(
+        mcp.ElicitationRequestSchema,
+        () => ({ action: 'accept', content: { ok: true } }),
+      );
+      const result = await tracer.startActiveSpan('caller', async (span) => {
+        try {
+          return await client.callTool({ name: 'confirm', arguments: {} });
+        } finally {
+          span.end();
+        }
+      });
+      expect((result.content as Array<{ text?: string }>)[0]?.text).toBe('confirmed');
+      const rounds = t
+        .finished()
+        .filter((s) => s.kind === SpanKind.CLIENT && s.name === 'tools/call confirm');
+      expect(rounds).toHaveLength(2);
+      const caller = t.finished().find((s) => s.name === 'caller');
+      for (const round of rounds) {
+        expect(round.parentSpanContext?.spanId).toBe(caller?.spanContext().spanId);
+        serverOf(round);
+      }
+      expect(new Set(rounds.map((r) => r.attributes['jsonrpc.request.id'])).size).toBe(2);
+    } finally {
+      await client.close();
+    }
   });
 });
 
