@@ -22,6 +22,14 @@ import { isRecord } from './shared/safe.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
 import { instrumentClientWith, instrumentServerWith } from './patches/instance.js';
 import { patchMcpServer, patchProtocol, type Wrap } from './patches/protocol.js';
+import {
+  AI_SDK_MCP_OUTSIDE,
+  AI_SDK_MCP_RANGE,
+  aiSdkClientPrototype,
+  aiSdkNotInstrumented,
+  aiSdkSendMethod,
+  patchAiSdkClient,
+} from './patches/ai-sdk-client.js';
 import { SCHEMA_URL } from './semconv.js';
 import type { McpInstrumentationConfig } from './types.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
@@ -47,11 +55,13 @@ type ModuleExports = Record<string, unknown>;
 
 /** The ES module loader hook is checked once per process (the first enable of the ESM build). */
 let esmHookChecked = false;
+/** Diagnostics said once per process, however many instances or module copies hit them. */
+const said = new Set<string>();
 
 /**
  * OpenTelemetry instrumentation for the MCP TypeScript SDK 1.x (`@modelcontextprotocol/sdk`)
- * and 2.x (`@modelcontextprotocol/client`, `@modelcontextprotocol/server`): client and server
- * spans for every request, trace context in `params._meta`, classified tool failures whose
+ * and 2.x (`@modelcontextprotocol/client`, `@modelcontextprotocol/server`), and for the Vercel
+ * AI SDK's own MCP client (`@ai-sdk/mcp` 2.x): client and server spans for every request, trace context in `params._meta`, classified tool failures whose
  * `correlationId` is the trace ID, and duration and failure metrics.
  */
 export class McpInstrumentation extends InstrumentationBase<McpInstrumentationConfig> {
@@ -153,7 +163,22 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
           (m: ModuleExports) => this._unpatchV2(m),
         ),
     );
-    return [v1, ...v2];
+    // The AI SDK's client: a version outside the range is said once instead of passed over.
+    const aiSdk = new InstrumentationNodeModuleDefinition(
+      '@ai-sdk/mcp',
+      [AI_SDK_MCP_RANGE],
+      (m: ModuleExports, version?: string) => this._patchAiSdk(m, version),
+      (m: ModuleExports) => this._unpatchAiSdk(m),
+    );
+    const aiSdkOther = new InstrumentationNodeModuleDefinition(
+      '@ai-sdk/mcp',
+      [AI_SDK_MCP_OUTSIDE],
+      (m: ModuleExports, version?: string) => {
+        this._warnOnce(aiSdkNotInstrumented(version, 'version'));
+        return m;
+      },
+    );
+    return [v1, ...v2, aiSdk, aiSdkOther];
   }
 
   override enable(): void {
@@ -198,8 +223,9 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
   }
 
   /**
-   * Instruments one MCP client object (SDK 1.x or 2.x `Client`) without module hooks, for
-   * bundlers and code loaded before the instrumentation. Returns the same object.
+   * Instruments one MCP client object (SDK 1.x or 2.x `Client`, or the client `@ai-sdk/mcp`'s
+   * `createMCPClient` resolves to) without module hooks, for bundlers and code loaded before
+   * the instrumentation. Returns the same object.
    */
   instrumentClient<T extends object>(client: T): T {
     return instrumentClientWith(this._telemetry(), client);
@@ -215,11 +241,18 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
    * module hooks). Takes the modules' exports: 1.x `shared/protocol.js` and `server/mcp.js`,
    * or a 2.x package.
    */
-  _patchLoaded(modules: { v1Protocol?: object; v1Mcp?: object; v2?: object[] }): void {
+  _patchLoaded(modules: {
+    v1Protocol?: object;
+    v1Mcp?: object;
+    v2?: object[];
+    aiSdk?: { exports: object; version: string };
+  }): void {
     if (modules.v1Protocol !== undefined)
       this._patchV1Protocol(modules.v1Protocol as ModuleExports);
     if (modules.v1Mcp !== undefined) this._patchV1McpServer(modules.v1Mcp as ModuleExports);
     for (const m of modules.v2 ?? []) this._patchV2(m as ModuleExports);
+    if (modules.aiSdk !== undefined)
+      this._patchAiSdk(modules.aiSdk.exports as ModuleExports, modules.aiSdk.version);
   }
 
   /** @internal What the patches read on every call. */
@@ -294,6 +327,31 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
         );
     }
     this._unpatchExport(exports, 'McpServer');
+  }
+
+  private _patchAiSdk(exports: ModuleExports, version: string | undefined): ModuleExports {
+    const proto = aiSdkClientPrototype(exports);
+    const method = proto === undefined ? undefined : aiSdkSendMethod(proto);
+    if (proto === undefined || method === undefined) {
+      this._warnOnce(aiSdkNotInstrumented(version, 'api'));
+      return exports;
+    }
+    this._patchPrototype(proto, [method], (p, wrap) => {
+      patchAiSdkClient(p, this._telemetry(), wrap);
+    });
+    return exports;
+  }
+
+  private _unpatchAiSdk(exports: ModuleExports): void {
+    const proto = aiSdkClientPrototype(exports);
+    const method = proto === undefined ? undefined : aiSdkSendMethod(proto);
+    if (proto !== undefined && method !== undefined) this._unpatchPrototype(proto, [method]);
+  }
+
+  private _warnOnce(message: string): void {
+    if (said.has(message)) return;
+    said.add(message);
+    this._diag.warn(message);
   }
 
   private _unpatchExport(exports: ModuleExports, key: string): void {

@@ -28,17 +28,16 @@ import { rememberToolList } from '../shared/tool-annotations.js';
 import { injectIntoParams } from '../shared/propagation.js';
 import {
   capturePayload,
-  negotiatedVersion,
   recordToolResult,
   rememberNegotiatedVersion,
-  requestVersion,
   responseInfo,
   runHook,
 } from '../shared/record.js';
-import { copyWith, field, ownValue, isRecord } from '../shared/safe.js';
+import { copyWith, field, ownValue } from '../shared/safe.js';
 import { secondsSince } from '../shared/metrics.js';
 import { truncate } from '../shared/truncate.js';
 import { errorTypeOf, isJsonRpcCodeType } from '../shared/error-type.js';
+import type { ClientShape } from './shapes.js';
 
 /**
  * The request this code is handing to the original `request` right now. A second layer of
@@ -48,24 +47,26 @@ import { errorTypeOf, isJsonRpcCodeType } from '../shared/error-type.js';
  */
 let handingOver: unknown;
 
-/** The request function of an MCP `Protocol` (SDK 1.x and 2.x share this shape). */
-export type RequestFn = (this: object, request: unknown, ...rest: unknown[]) => Promise<unknown>;
+/** A client's method that sends one request (`shape` says where its arguments keep what). */
+export type RequestFn = (this: object, first: unknown, ...rest: unknown[]) => Promise<unknown>;
 
 /**
  * Traces one outgoing request: a CLIENT span, context injected into a copy of
  * `params._meta`, the result or error recorded. Any failure of the instrumentation
  * falls back to calling `original` untouched; the caller's result is never changed.
+ * `shape` is the client implementation: the MCP SDK's `Protocol` or the AI SDK's client.
  */
 export function traceOutgoingRequest(
   source: TelemetrySource,
+  shape: ClientShape,
   self: object,
   original: RequestFn,
-  request: unknown,
+  first: unknown,
   rest: unknown[],
 ): Promise<unknown> {
-  if (handingOver !== undefined && request === handingOver) {
+  if (handingOver !== undefined && first === handingOver) {
     handingOver = undefined;
-    return original.call(self, request, ...rest);
+    return original.call(self, first, ...rest);
   }
   const active = context.active();
   let span: Span;
@@ -77,24 +78,23 @@ export function traceOutgoingRequest(
   let start: number;
   let target: string | undefined;
   try {
+    const request = shape.requestOf(first);
     const m = field(request, 'method');
-    if (typeof m !== 'string') return original.call(self, request, ...rest);
+    if (typeof m !== 'string') return original.call(self, first, ...rest);
     method = m;
     params = field(request, 'params');
     const config = source.config();
     target = targetOf(method, params);
-    const transport = field(self, '_transport');
-    // What the request itself names (a caller's `_meta` wins over the SDK's envelope), else
-    // what this client negotiated: the version the request goes out with.
-    // The negotiated version first: it costs no read of the request's `_meta`.
-    const version = negotiatedVersion(self) ?? requestVersion(params);
+    const transport = shape.transportOf(self);
+    // What this client negotiated, else what the request itself names: the version the
+    // request goes out with.
+    const version = shape.versionOf(self, method, params);
     attrs = operationAttributes(transport, method, target, version);
     start = performance.now();
     span = source
       .tracer()
       .startSpan(spanNameOf(method, target), { kind: SpanKind.CLIENT, attributes: attrs }, active);
-    // The SDK numbers requests from this counter; the next value is this request's id.
-    setRequestAttributes(span, method, params, field(self, '_requestMessageId'), transport);
+    setRequestAttributes(span, method, params, shape.nextIdOf(self), transport);
     if (method === 'tools/call') {
       const attempt = attemptOf(active);
       if (attempt !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_ATTEMPT, attempt);
@@ -102,14 +102,17 @@ export function traceOutgoingRequest(
     }
     spanCtx = trace.setSpan(active, span);
     outgoing = config.propagateContext
-      ? copyWith(request as object, 'params', injectIntoParams(params, spanCtx))
-      : request;
+      ? shape.withRequest(
+          first,
+          copyWith(request as object, 'params', injectIntoParams(params, spanCtx)),
+        )
+      : first;
     if (config.requestHook !== undefined) {
       runHook(source, config.requestHook, span, { side: 'client', method, target, params });
     }
   } catch (err) {
     source.diag.error('mcp: could not start a client span', err);
-    return original.call(self, request, ...rest);
+    return original.call(self, first, ...rest);
   }
 
   const finish = (result: unknown, error: unknown, failed: boolean): void => {
@@ -118,7 +121,7 @@ export function traceOutgoingRequest(
       let metricAttrs = attrs;
       let failure: ToolFailure | undefined;
       if (failed) {
-        metricAttrs = recordClientError(span, attrs, error, rest);
+        metricAttrs = recordClientError(span, attrs, error, shape.signalOf(first, rest));
       } else if (method === 'tools/call') {
         // Each read once, as own data (the result is the server's, or a caller's object over an
         // in-memory transport). No _meta, nothing to read: the common success path skips the
@@ -185,15 +188,9 @@ function recordClientError(
   span: Span,
   opAttrs: Attributes,
   error: unknown,
-  rest: unknown[],
+  signal: unknown,
 ): Attributes {
   const metricAttrs: Attributes = { ...opAttrs };
-  // Request options follow the result schema in 1.x (`request(req, schema, options)`); in 2.x
-  // the schema is optional and `callTool` passes the options second (`request(req, options)`).
-  const signal = rest
-    .slice(0, 2)
-    .map((arg) => (isRecord(arg) ? ownValue(arg, 'signal') : undefined))
-    .find((s) => s instanceof AbortSignal);
   const errorType = errorTypeOf(error, signal instanceof AbortSignal && signal.aborted);
   if (isJsonRpcCodeType(errorType)) {
     span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, errorType);

@@ -1,6 +1,7 @@
 import { wrapRequestHandler, wrapToolCallback } from '../server/handlers.js';
 import { isRecord } from '../shared/safe.js';
 import type { TelemetrySource } from '../internal-types.js';
+import { isAiSdkClient, patchAiSdkClient } from './ai-sdk-client.js';
 import {
   patchMcpServer,
   patchProtocol,
@@ -13,12 +14,15 @@ const MANUAL = Symbol.for('omcp.mcp.manual');
 type AnyFn = (this: unknown, ...args: unknown[]) => unknown;
 
 /**
- * Instruments one client-side protocol object in place: the prototype patches applied to the
- * object itself, and a connection already made is tapped now.
+ * Instruments one client object in place: the prototype patches applied to the object itself.
+ * An MCP SDK client's connection already made is tapped now; an `@ai-sdk/mcp` client (which
+ * `createMCPClient` hands over connected and initialized) gets its request patch.
  */
 export function instrumentClientWith<T extends object>(source: TelemetrySource, client: T): T {
   try {
-    instrumentProtocolInstance(source, client);
+    if (isAiSdkClient(client)) {
+      if (mark(client)) patchAiSdkClient(client, source, wrapOwn);
+    } else instrumentProtocolInstance(source, client);
   } catch (err) {
     source.diag.error('mcp: could not instrument the client', err);
   }

@@ -1,5 +1,6 @@
 import type { TelemetrySource, TransportLike } from '../internal-types.js';
 import { traceOutgoingRequest, type RequestFn } from '../client/request.js';
+import { SDK_PROTOCOL } from '../client/shapes.js';
 import { wrapRequestHandler, wrapToolCallback } from '../server/handlers.js';
 import { tapTransport } from '../server/transport-tap.js';
 import { isRecord } from '../shared/safe.js';
@@ -45,7 +46,7 @@ export function patchProtocol(proto: object, source: TelemetrySource, wrap: Wrap
       function request(this: unknown, req: unknown, ...rest: unknown[]): unknown {
         if (!source.active() || typeof this !== 'object' || this === null)
           return original.call(this, req, ...rest);
-        return traceOutgoingRequest(source, this, original as RequestFn, req, rest);
+        return traceOutgoingRequest(source, SDK_PROTOCOL, this, original as RequestFn, req, rest);
       },
   );
   wrap(

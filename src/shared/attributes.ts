@@ -149,7 +149,8 @@ function fixedTransportAttributes(transport: unknown): Attributes {
       attrs[ATTR_NETWORK_PROTOCOL_NAME] = 'http';
     } else if (/inmemory/i.test(name)) attrs[ATTR_NETWORK_TRANSPORT] = 'inproc';
   }
-  const url = ownValue(transport, '_url');
+  // The MCP SDK's HTTP transports keep it as `_url`, the AI SDK's as `url`.
+  const url = ownValue(transport, '_url') ?? ownValue(transport, 'url');
   if (url instanceof URL && url.hostname !== '') {
     attrs[ATTR_SERVER_ADDRESS] = url.hostname.replace(/^\[|\]$/g, '');
     const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;

@@ -225,3 +225,71 @@ export function matrixCases(fixture: Fixture, platform: Platform): MatrixCase[] 
   }
   return out;
 }
+
+/** The AI SDK's MCP client row: test/fixtures/ai-sdk/, `@ai-sdk/mcp` with `ai`, pinned there. */
+export interface AiSdkFixture {
+  dir: string;
+  /** Pinned `@ai-sdk/mcp`. */
+  version: string;
+  /** Pinned `ai` (generateText and the mock model) and `@ai-sdk/otel` (its telemetry). */
+  ai: string;
+  otel: string;
+}
+
+export function aiSdkFixture(): AiSdkFixture {
+  const dir = join(FIXTURES_DIR, 'ai-sdk');
+  const deps = dependencies(join(dir, 'package.json'));
+  const pinned = (name: string): string => {
+    const version = deps[name];
+    if (version === undefined || !/^\d+\.\d+\.\d+$/.test(version))
+      throw new Error(`test/fixtures/ai-sdk does not pin ${name} (${String(version)})`);
+    return version;
+  };
+  return { dir, version: pinned('@ai-sdk/mcp'), ai: pinned('ai'), otel: pinned('@ai-sdk/otel') };
+}
+
+/** How the AI SDK row enables the instrumentation: `nodesdk` is `new NodeSDK({ instrumentations })`. */
+export const AI_SDK_MODES = ['nodesdk', 'register', 'manual'] as const;
+/** Every transport `@ai-sdk/mcp` 2.x offers. */
+export const AI_SDK_TRANSPORTS = ['http', 'sse', 'stdio'] as const;
+export type AiSdkMode = (typeof AI_SDK_MODES)[number];
+export type AiSdkTransport = (typeof AI_SDK_TRANSPORTS)[number];
+/** How the README's AI SDK table names each mode and transport. */
+export const AI_SDK_LABELS: Record<AiSdkMode | AiSdkTransport, string> = {
+  nodesdk: 'NodeSDK',
+  register: 'register',
+  manual: 'manual',
+  http: 'Streamable HTTP',
+  sse: 'SSE',
+  stdio: 'stdio',
+};
+
+export interface AiSdkCase {
+  platform: Platform;
+  moduleSystem: ModuleSystem;
+  mode: AiSdkMode;
+  transport: AiSdkTransport;
+  label: string;
+}
+
+/**
+ * Both module systems in the three modes over Streamable HTTP, plus SSE (ES modules) and stdio
+ * (CommonJS) under the register entry; the same on every platform.
+ */
+export function aiSdkCases(platform: Platform): AiSdkCase[] {
+  const out: AiSdkCase[] = [];
+  for (const moduleSystem of MODULE_SYSTEMS) {
+    const add = (mode: AiSdkMode, transport: AiSdkTransport): void => {
+      out.push({
+        platform,
+        moduleSystem,
+        mode,
+        transport,
+        label: `${moduleSystem} ${mode} ${transport}`,
+      });
+    };
+    for (const mode of AI_SDK_MODES) add(mode, 'http');
+    add('register', moduleSystem === 'esm' ? 'sse' : 'stdio');
+  }
+  return out;
+}

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { basename, join, sep } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_NAME } from '../../src/version.js';
 import { TOOL_FAILURE_META_KEY } from '../../src/tool-failure/constants.js';
@@ -25,6 +24,7 @@ import {
   SPAN_KIND_SERVER,
   type ReceivedSpan,
 } from './otlp-receiver.js';
+import { copyPackage, limited } from './children.js';
 
 /**
  * The version matrix: every fixture SDK (test/fixtures/sdk-<version>/, installed by
@@ -54,10 +54,6 @@ import {
  */
 
 const CHILD_TIMEOUT_MS = 30_000;
-const CONCURRENCY = Math.max(
-  1,
-  Number(process.env.MATRIX_CONCURRENCY) || Math.min(2, availableParallelism()),
-);
 const HEX32 = /^[0-9a-f]{32}$/;
 const NODE = new Map(runtimes().map((r) => [r.major, r.node]));
 
@@ -79,41 +75,8 @@ interface AppReport {
   };
 }
 
-let slots = CONCURRENCY;
-const waiting: Array<() => void> = [];
-async function limited<T>(task: () => Promise<T>): Promise<T> {
-  if (slots === 0) await new Promise<void>((resolve) => waiting.push(resolve));
-  else slots--;
-  try {
-    return await task();
-  } finally {
-    const next = waiting.shift();
-    if (next !== undefined) next();
-    else slots++;
-  }
-}
-
 /** This package's root for each line: the repository, or the run's copy in the line's tree. */
 const packageDirs = new Map<OtelLine['name'], string>();
-
-/** A copy of what the package ships, placed in the line's node_modules as an install would. */
-function copyPackage(line: OtelLine): string {
-  if (!existsSync(line.nodeModules))
-    throw new Error(`${line.nodeModules} is missing: run node scripts/install-fixtures.mjs`);
-  const dir = mkdtempSync(join(line.nodeModules, '.omcp-matrix-'));
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    files: string[];
-  };
-  for (const entry of ['package.json', ...manifest.files]) {
-    if (!existsSync(join(ROOT, entry))) continue;
-    // As npm pack, which never ships a node_modules folder.
-    cpSync(join(ROOT, entry), join(dir, entry), {
-      recursive: true,
-      filter: (src) => basename(src) !== 'node_modules',
-    });
-  }
-  return dir;
-}
 
 function packageDir(line: OtelLine): string {
   const dir = packageDirs.get(line.name);

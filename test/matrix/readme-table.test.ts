@@ -2,10 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  AI_SDK_LABELS,
   MODES,
   MODULE_SYSTEMS,
   ROOT,
   TRANSPORT_LABELS,
+  aiSdkCases,
+  aiSdkFixture,
   listFixtures,
   matrixCases,
   platforms,
@@ -135,5 +138,35 @@ describe('README supported-versions table', () => {
   it('states the oldest supported 1.x, which is the oldest 1.x fixture', () => {
     const oldest = fixtures.find((f) => f.line === 1)?.version;
     expect(section()).toContain(`The oldest supported SDK 1.x is **${oldest ?? '?'}**.`);
+  });
+});
+
+describe("README's AI SDK client table", () => {
+  const fixture = aiSdkFixture();
+  // | client package | version | Node.js | OpenTelemetry JS | module systems | modes | transports |
+  const table = section()
+    .split('\n')
+    .map((line) => line.split('|').map((c) => c.trim()))
+    .filter((cells) => cells.length === 9 && (cells[1] ?? '').includes('`@ai-sdk/mcp`'));
+
+  it('has one row per platform of the matrix, at the fixture versions', () => {
+    expect(table.map((c) => `${c[2]} on ${c[3]} ${c[4]}`)).toEqual(
+      platforms().map((p) => `${fixture.version} on ${p.node} ${p.line.name}`),
+    );
+    for (const cells of table) expect(cells[1]).toContain(`\`ai\` ${fixture.ai}`);
+  });
+
+  it('lists exactly the module systems, modes and transports the row runs', () => {
+    for (const platform of platforms()) {
+      const cases = aiSdkCases(platform);
+      const row = table.find((c) => c[3] === String(platform.node));
+      const labels = (values: string[]): string[] =>
+        [...new Set(values)].map((v) => v.toLowerCase());
+      expect(list(row?.[5] ?? '')).toEqual(labels(cases.map((c) => c.moduleSystem)));
+      expect(list(row?.[6] ?? '')).toEqual(labels(cases.map((c) => AI_SDK_LABELS[c.mode])));
+      expect(list(row?.[7] ?? '').sort()).toEqual(
+        labels(cases.map((c) => AI_SDK_LABELS[c.transport])).sort(),
+      );
+    }
   });
 });
