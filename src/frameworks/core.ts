@@ -47,10 +47,7 @@ export function retryEngineOf(
 }
 
 /** Wraps `client` in `engine`, or returns it as it is without one. */
-export function withEngine<C extends RetryableClient>(
-  engine: ToolRetry | undefined,
-  client: C,
-): C {
+export function withEngine<C extends RetryableClient>(engine: ToolRetry | undefined, client: C): C {
   return engine === undefined ? client : engine.wrap(client);
 }
 

@@ -83,7 +83,10 @@ function asToolMessageResult(result: unknown): unknown {
   const blocks: unknown[] = Array.isArray(content) ? [...(content as unknown[])] : [];
   if (!blocks.some((b) => isRecord(b) && ownData(b, 'type') === 'text'))
     blocks.unshift({ type: 'text', text: '' });
-  const copy: Record<string, unknown> = { ...result, content: [...blocks, { type: 'text', text: note }] };
+  const copy: Record<string, unknown> = {
+    ...result,
+    content: [...blocks, { type: 'text', text: note }],
+  };
   delete copy.isError;
   return copy;
 }

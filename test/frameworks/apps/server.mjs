@@ -16,7 +16,10 @@ function record(tool, extra = {}) {
   const n = (counts.get(tool) ?? 0) + 1;
   counts.set(tool, n);
   if (process.env.CALL_LOG)
-    appendFileSync(process.env.CALL_LOG, `${JSON.stringify({ tool, n, at: Date.now(), ...extra })}\n`);
+    appendFileSync(
+      process.env.CALL_LOG,
+      `${JSON.stringify({ tool, n, at: Date.now(), ...extra })}\n`,
+    );
   return n;
 }
 
@@ -78,7 +81,8 @@ server.registerTool(
       class: 'governance',
       code: 'permission_denied',
       message: `A refund of ${amount} EUR needs a supervisor's approval.`,
-      agentGuidance: 'Tell the person that a supervisor must approve this refund in the billing console.',
+      agentGuidance:
+        'Tell the person that a supervisor must approve this refund in the billing console.',
     });
   },
 );
