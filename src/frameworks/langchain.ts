@@ -32,9 +32,14 @@ export type LangChainToolFailureOptions = FrameworkAdapterOptions;
  * failure object (`toolFailureOfArtifact`). Failed calls without one are left as they are.
  */
 export function withToolFailures<C extends RetryableClient>(
-  client: C,
+  client: C | undefined,
   options: LangChainToolFailureOptions = {},
 ): C {
+  // `MultiServerMCPClient.getClient` resolves to undefined for a server it did not connect.
+  if (client === undefined)
+    throw new TypeError(
+      `${ADAPTER}: withToolFailures got no client: is the server name in the MultiServerMCPClient configuration, and did it connect?`,
+    );
   if (typeof client !== 'object' || client === null || typeof client.callTool !== 'function')
     throw new TypeError(
       `${ADAPTER}: withToolFailures expects an MCP SDK Client (an object with callTool()), e.g. await multiServerClient.getClient(serverName)`,

@@ -83,6 +83,9 @@ describe('the adapters', () => {
     expect(() => aiSdk.withToolFailures({} as never)).toThrow(
       '@omcp/instrumentation-mcp/frameworks/ai-sdk: withToolFailures expects the client of createMCPClient (an object with tools())',
     );
+    expect(() => langchain.withToolFailures(undefined)).toThrow(
+      '@omcp/instrumentation-mcp/frameworks/langchain: withToolFailures got no client: is the server name in the MultiServerMCPClient configuration, and did it connect?',
+    );
     expect(() => langchain.withToolFailures(null as never)).toThrow(
       '@omcp/instrumentation-mcp/frameworks/langchain: withToolFailures expects an MCP SDK Client',
     );
