@@ -2,6 +2,7 @@
 // `createMCPClient`), with retry on the failure's class inside each tool's `execute` and, opt-in,
 // the failure note in what the tool's own `toModelOutput` hands the model. No runtime import of
 // the AI SDK: its objects are used through the shapes below.
+import { diag } from '@opentelemetry/api';
 import { requireFramework } from './peer.js';
 import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';
 import type { RetryableClient } from '../retry/with-tool-retry.js';
@@ -85,13 +86,24 @@ class AiSdkToolWrapper {
     this.caller = engine === undefined ? undefined : withEngine(engine, attemptRunner(client));
   }
 
-  /** A copy of the tool set with each tool wrapped; anything not a tool is kept as it is. */
+  /**
+   * A copy of the tool set with each tool wrapped; anything not a tool is kept as it is. A set
+   * that cannot be copied is handed back unwrapped, with one warning: the tools still work.
+   */
   wrapSet(set: unknown): unknown {
     if (typeof set !== 'object' || set === null) return set;
-    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    for (const [name, tool] of Object.entries(set))
-      out[name] = typeof tool === 'object' && tool !== null ? this.wrapTool(name, tool) : tool;
-    return out;
+    try {
+      const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      for (const [name, tool] of Object.entries(set))
+        out[name] = typeof tool === 'object' && tool !== null ? this.wrapTool(name, tool) : tool;
+      return out;
+    } catch (error) {
+      diag.warn(
+        `${ADAPTER}: the tool set could not be wrapped; its tools run without retry or note`,
+        error,
+      );
+      return set;
+    }
   }
 
   private wrapTool(name: string, tool: object): object {
