@@ -15,6 +15,7 @@ import {
   frameworkProject,
   runApp,
   runtimesFrom,
+  typeCheckDocumented,
   type ImportOutcome,
   type ServerCall,
 } from './helpers.js';
@@ -172,6 +173,18 @@ it('an adapter imported without its framework says so in one line, from ES modul
   });
 }, 60_000);
 
-it('docs/frameworks.md shows the lines the agent loop runs', () => {
+it('docs/frameworks.md shows the lines the agent loop runs, and they type-check against the AI SDK typings', async () => {
   expectDocumentedLinesIn('ai-sdk', 'ai-sdk-agent.mjs');
-});
+  const errors = await typeCheckDocumented(
+    RUNTIMES[0]!,
+    project,
+    'ai-sdk',
+    `import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
+import type { ToolSet } from 'ai';
+const transport = new Experimental_StdioMCPTransport({ command: 'node', args: ['server.mjs'] });`,
+    `const set: ToolSet = tools;
+console.log(Object.keys(set));
+await mcp.close();`,
+  );
+  expect(errors).toBe('');
+}, 120_000);

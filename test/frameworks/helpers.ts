@@ -4,7 +4,7 @@
  * `test/frameworks/apps/` copied in; a run of one app that prints one JSON line; and the user code
  * that docs/frameworks.md shows for each adapter, checked against the app that runs it.
  */
-import { copyFileSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { ROOT, repoPath, run, tempDir } from '../observability/helpers.js';
@@ -81,21 +81,66 @@ export interface ImportOutcome {
  * is executed.
  */
 export function expectDocumentedLinesIn(name: string, app: string): void {
+  const appLines = new Set(
+    readFileSync(join(APPS, app), 'utf8')
+      .split('\n')
+      .map((l) => l.trim()),
+  );
+  const lines = documentedLines(name)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('//'));
+  expect(lines.length).toBeGreaterThan(1);
+  for (const line of lines) expect(appLines.has(line), `${app} lacks: ${line}`).toBe(true);
+}
+
+/** The lines of the code block after `<!-- user-code: <name> -->` in docs/frameworks.md. */
+function documentedLines(name: string): string[] {
   const doc = readFileSync(repoPath('docs', 'frameworks.md'), 'utf8');
   const marker = `<!-- user-code: ${name} -->`;
   const at = doc.indexOf(marker);
   expect(at, `docs/frameworks.md has no ${marker}`).toBeGreaterThan(-1);
   const block = /```(?:js|ts)\n([\s\S]*?)```/.exec(doc.slice(at));
   expect(block, `no code block after ${marker}`).not.toBeNull();
-  const appLines = new Set(
-    readFileSync(join(APPS, app), 'utf8')
-      .split('\n')
-      .map((l) => l.trim()),
+  return block![1]!.split('\n');
+}
+
+/**
+ * Type-checks the documented user code of `name` as a TypeScript ES module of the project
+ * (strict, nodenext), between `before` (what the snippet assumes exists) and `after` (uses of
+ * what it made), against the framework's own typings and this package's. The compiler's output
+ * when it fails.
+ */
+export async function typeCheckDocumented(
+  runtime: Runtime,
+  dir: string,
+  name: string,
+  before: string,
+  after: string,
+): Promise<string> {
+  const file = `documented-${name}.mts`;
+  writeFileSync(
+    join(dir, file),
+    [before, ...documentedLines(name), after, 'export {};'].join('\n'),
   );
-  const lines = block![1]!
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('//'));
-  expect(lines.length).toBeGreaterThan(1);
-  for (const line of lines) expect(appLines.has(line), `${app} lacks: ${line}`).toBe(true);
+  writeFileSync(
+    join(dir, `tsconfig-${name}.json`),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+      },
+      files: [file],
+    }),
+  );
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = await run(runtime.node, [tsc, '-p', `tsconfig-${name}.json`], {
+    cwd: dir,
+    env: runtimeEnv(runtime),
+    timeoutMs: 120_000,
+  });
+  return result.code === 0 ? '' : `${result.stdout}${result.stderr}`;
 }

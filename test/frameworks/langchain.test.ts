@@ -18,6 +18,7 @@ import {
   frameworkProject,
   runApp,
   runtimesFrom,
+  typeCheckDocumented,
   type ImportOutcome,
   type ServerCall,
 } from './helpers.js';
@@ -189,6 +190,19 @@ it('an adapter imported without its framework says so in one line, from ES modul
   });
 }, 60_000);
 
-it('docs/frameworks.md shows the lines the agent loop runs', () => {
+it('docs/frameworks.md shows the lines the agent loop runs, and they type-check against the LangChain.js typings', async () => {
   expectDocumentedLinesIn('langchain', 'langchain-agent.mjs');
-});
+  const errors = await typeCheckDocumented(
+    RUNTIMES[0]!,
+    project,
+    'langchain',
+    `import { createAgent } from 'langchain';
+import { toolFailureOfArtifact } from '@omcp/instrumentation-mcp/frameworks/langchain';
+const mcp = new MultiServerMCPClient({
+  mcpServers: { billing: { transport: 'stdio', command: 'node', args: ['server.mjs'] } },
+});`,
+    `const agent = createAgent({ model: 'openai:gpt-4o', tools });
+console.log(typeof agent, toolFailureOfArtifact([])?.correlationId);`,
+  );
+  expect(errors).toBe('');
+}, 120_000);
