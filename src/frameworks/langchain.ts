@@ -1,0 +1,97 @@
+// `@omcp/instrumentation-mcp/frameworks/langchain`: LangChain.js through `@langchain/mcp-adapters`.
+// Its tools call `client.callTool` of the MCP SDK client they are loaded from (`loadMcpTools`),
+// and its `afterToolCall` hook never sees a failed call (the result is turned into a
+// `ToolException` first), so the adapter wraps that client: retry on the failure's class, and,
+// opt-in, a failed call handed on as data (text, note, and the failure object in the artifact).
+// No runtime import of LangChain.
+import { requireFramework } from './peer.js';
+import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';
+import { readToolFailure } from '../tool-failure/read.js';
+import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
+import { isRecord, ownData } from '../shared/safe.js';
+import type { RetryableClient } from '../retry/with-tool-retry.js';
+import type { ToolFailure } from '../tool-failure/types.js';
+
+requireFramework('langchain', '@langchain/mcp-adapters');
+
+const ADAPTER = '@omcp/instrumentation-mcp/frameworks/langchain';
+
+/** The options of `withToolFailures` (the same in every adapter). */
+export type LangChainToolFailureOptions = FrameworkAdapterOptions;
+
+/**
+ * The MCP SDK client that `loadMcpTools(serverName, client)` loads tools from (yours, or
+ * `await multiServerClient.getClient(serverName)`), with its `callTool` dispatching failures on
+ * their class through one retry engine for this client: a transient reliability failure is
+ * retried before the model sees it, capability and governance failures are returned at once.
+ *
+ * With `modelNote: true`, a failed call that carries a valid failure object reaches LangChain as
+ * an ordinary result, so `@langchain/mcp-adapters` makes a `ToolMessage` instead of throwing its
+ * `ToolException`: the content is the server's content and the failure note as one more text
+ * block, and the artifact holds the result's `_meta` (`{ type: 'mcp_meta', data }`) with the
+ * failure object (`toolFailureOfArtifact`). Failed calls without one are left as they are.
+ */
+export function withToolFailures<C extends RetryableClient>(
+  client: C | undefined,
+  options: LangChainToolFailureOptions = {},
+): C {
+  // `MultiServerMCPClient.getClient` resolves to undefined for a server it did not connect.
+  if (client === undefined)
+    throw new TypeError(
+      `${ADAPTER}: withToolFailures got no client: is the server name in the MultiServerMCPClient configuration, and did it connect?`,
+    );
+  if (typeof client !== 'object' || client === null || typeof client.callTool !== 'function')
+    throw new TypeError(
+      `${ADAPTER}: withToolFailures expects an MCP SDK Client (an object with callTool()), e.g. await multiServerClient.getClient(serverName)`,
+    );
+  // @langchain/mcp-adapters retries nothing itself: thrown errors may be retried by the policy.
+  const inner = withEngine(retryEngineOf(ADAPTER, options.retry, false), client);
+  if (options.modelNote !== true) return inner;
+  const callTool = async (...args: unknown[]): Promise<unknown> =>
+    asToolMessageResult(await Reflect.apply(inner.callTool, inner, args));
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'callTool') return callTool;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function'
+        ? (value as (...a: unknown[]) => unknown).bind(target)
+        : value;
+    },
+  });
+}
+
+/**
+ * The failure object a `ToolMessage` artifact carries (the `mcp_meta` entry a failed call got
+ * through `withToolFailures` with `modelNote`), checked like any received one, or `undefined`.
+ */
+export function toolFailureOfArtifact(artifact: unknown): ToolFailure | undefined {
+  if (!Array.isArray(artifact)) return undefined;
+  for (const entry of artifact as unknown[]) {
+    if (!isRecord(entry) || ownData(entry, 'type') !== 'mcp_meta') continue;
+    const meta = ownData(entry, 'data');
+    if (!isRecord(meta) || ownData(meta, TOOL_FAILURE_META_KEY) === undefined) continue;
+    const reading = readToolFailure({ isError: true, content: [], _meta: meta });
+    return reading.status === 'valid' ? reading.failure : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A failed call with a valid failure object as a result LangChain hands on: a copy without
+ * `isError`, its content followed by the note. At least two text blocks, because a single one
+ * would be made into one JSON string with `_meta` in it, which the model must not see.
+ */
+function asToolMessageResult(result: unknown): unknown {
+  const note = failedCallNote(result);
+  if (note === undefined || !isRecord(result)) return result;
+  const content = ownData(result, 'content');
+  const blocks: unknown[] = Array.isArray(content) ? [...(content as unknown[])] : [];
+  if (!blocks.some((b) => isRecord(b) && ownData(b, 'type') === 'text'))
+    blocks.unshift({ type: 'text', text: '' });
+  const copy: Record<string, unknown> = {
+    ...result,
+    content: [...blocks, { type: 'text', text: note }],
+  };
+  delete copy.isError;
+  return copy;
+}

@@ -1,0 +1,190 @@
+/**
+ * The Vercel AI SDK adapter (`frameworks/ai-sdk`), in a real install of the packed tarball beside
+ * `ai` 7.0.173 and `@ai-sdk/mcp` 2.0.99, on every Node.js line they support (22 and 24). A full
+ * agent loop (`generateText` with `MockLanguageModelV4` from `ai/test`) calls the tools of
+ * `@ai-sdk/mcp`'s own client against an MCP SDK server on stdio; the model's next input is
+ * what the AI SDK's own conversion (`toModelOutput`) made of the tool result.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { toolFailureNote } from '../../src/tool-failure/model-note.js';
+import { TOOL_FAILURE_META_KEY } from '../../src/tool-failure/constants.js';
+import type { ToolFailure } from '../../src/tool-failure/types.js';
+import { pack, type Packed } from '../packaging/install.js';
+import {
+  expectDocumentedLinesIn,
+  frameworkProject,
+  runApp,
+  runtimesFrom,
+  typeCheckDocumented,
+  type ImportOutcome,
+  type ServerCall,
+} from './helpers.js';
+
+interface CallToolResult {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+/** One agent run of ai-sdk-agent.mjs. */
+interface AgentRun {
+  modelTurns: number[];
+  modelSaw: { type: string; value: Array<{ type: string; text?: string }> };
+  kept: CallToolResult;
+  attempts: number | undefined;
+  serverCalls: ServerCall[];
+}
+
+interface AgentRuns {
+  transient: AgentRun;
+  governance: AgentRun;
+  capability: AgentRun;
+  noteOff: AgentRun;
+  exhausted: AgentRun;
+  retryOnThrow?: { name: string; message: string };
+}
+
+// ai 7 and @ai-sdk/mcp 2 declare engines.node >= 22.
+const RUNTIMES = runtimesFrom(22);
+
+let packed: Packed;
+let project: string;
+
+beforeAll(async () => {
+  packed = pack();
+  project = await frameworkProject('frameworks-ai-sdk', RUNTIMES[0]!, packed);
+}, 400_000);
+
+function failureOf(result: CallToolResult): ToolFailure {
+  const failure = result._meta?.[TOOL_FAILURE_META_KEY];
+  expect(failure, JSON.stringify(result)).toBeDefined();
+  return failure as ToolFailure;
+}
+
+/** The model's next input: the server's own content, then exactly the note of `failure`. */
+function expectServerTextAndNote(run: AgentRun, serverText: string): ToolFailure {
+  const failure = failureOf(run.kept);
+  expect(run.modelSaw.type).toBe('content');
+  expect(run.modelSaw.value).toEqual([
+    { type: 'text', text: serverText },
+    { type: 'text', text: toolFailureNote(failure) },
+  ]);
+  const note = run.modelSaw.value[1]!.text!;
+  expect(note).toContain(`reference: ${failure.correlationId} `);
+  return failure;
+}
+
+describe.each(RUNTIMES)('Node.js $major', (runtime) => {
+  let runs: AgentRuns;
+
+  beforeAll(async () => {
+    runs = await runApp<AgentRuns>(runtime, project, ['ai-sdk-agent.mjs']);
+  }, 200_000);
+
+  it("a transient reliability failure is retried on its class before the model's next turn, not before retryNotBefore", () => {
+    const { serverCalls, modelSaw, modelTurns, attempts } = runs.transient;
+    expect(serverCalls.map((c) => c.tool)).toEqual(['get_quote', 'get_quote']);
+    const [first, second] = serverCalls as [ServerCall, ServerCall];
+    expect(second.at).toBeGreaterThanOrEqual(first.retryNotBefore!);
+    // Both attempts happened inside the one tool execution, before the model's second turn.
+    expect(second.at).toBeLessThanOrEqual(modelTurns[1]!);
+    expect(modelTurns).toHaveLength(2);
+    expect(attempts).toBe(2);
+    expect(modelSaw).toEqual({
+      type: 'content',
+      value: [{ type: 'text', text: 'The pro plan costs 42 EUR a month.' }],
+    });
+  });
+
+  it("a governance failure is handed on at once: the model's next input holds the server's text, the guidance and the reference", () => {
+    const run = runs.governance;
+    expect(run.serverCalls.map((c) => c.tool)).toEqual(['issue_refund']);
+    expect(run.attempts).toBe(1);
+    const failure = expectServerTextAndNote(
+      run,
+      "A refund of 250 EUR needs a supervisor's approval.",
+    );
+    expect(failure.class).toBe('governance');
+    const note = run.modelSaw.value[1]!.text!;
+    expect(note).toContain('retry: no');
+    expect(note).toContain(
+      'guidance: Tell the person that a supervisor must approve this refund in the billing console.',
+    );
+  });
+
+  it('a capability failure is handed on at once, with its note', () => {
+    const run = runs.capability;
+    expect(run.serverCalls.map((c) => c.tool)).toEqual(['find_invoice']);
+    expect(run.attempts).toBe(1);
+    expect(expectServerTextAndNote(run, 'There is no invoice INV-7.').class).toBe('capability');
+  });
+
+  it('the failure object stays on the result the application keeps (toolResults[].output), unchanged', () => {
+    const { kept } = runs.governance;
+    expect(kept.isError).toBe(true);
+    expect(kept.content).toEqual([
+      { type: 'text', text: "A refund of 250 EUR needs a supervisor's approval." },
+    ]);
+    expect(failureOf(kept)).toMatchObject({ class: 'governance', code: 'permission_denied' });
+    expect(failureOf(kept).correlationId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it("the note is opt-in: without modelNote the model gets the AI SDK's own conversion, unchanged", () => {
+    const run = runs.noteOff;
+    expect(run.modelSaw).toEqual({
+      type: 'content',
+      value: [{ type: 'text', text: "A refund of 250 EUR needs a supervisor's approval." }],
+    });
+    expect(failureOf(run.kept).class).toBe('governance');
+  });
+
+  it("one call makes at most maxAttempts requests beside the client's own maxRetries, and retryOnThrow is refused in one line", () => {
+    const run = runs.exhausted;
+    // maxAttempts 3 (the default policy) with the client's maxRetries: 2: still 3, not 9.
+    expect(run.serverCalls.map((c) => c.tool)).toEqual([
+      'always_busy',
+      'always_busy',
+      'always_busy',
+    ]);
+    expect(run.attempts).toBe(3);
+    expect(run.serverCalls.at(-1)!.at).toBeLessThanOrEqual(run.modelTurns[1]!);
+    expect(expectServerTextAndNote(run, 'The upstream is down.').class).toBe('reliability');
+    expect(runs.retryOnThrow).toEqual({
+      name: 'RangeError',
+      message:
+        "@omcp/instrumentation-mcp/frameworks/ai-sdk: retryOnThrow is not allowed here: the framework's client retries the errors it throws (its maxRetries), and the attempts would multiply",
+    });
+  });
+});
+
+it('an adapter imported without its framework says so in one line, from ES modules and CommonJS', async () => {
+  // This project has the AI SDK but not @langchain/mcp-adapters.
+  const expected = {
+    name: 'MissingFrameworkError',
+    message:
+      '@omcp/instrumentation-mcp/frameworks/langchain needs @langchain/mcp-adapters, which is not installed: npm install @langchain/mcp-adapters',
+  };
+  for (const app of ['missing.mjs', 'missing.cjs'])
+    expect(await runApp<ImportOutcome>(RUNTIMES[0]!, project, [app, 'langchain'])).toEqual(
+      expected,
+    );
+  expect(await runApp<ImportOutcome>(RUNTIMES[0]!, project, ['missing.mjs', 'ai-sdk'])).toEqual({
+    imported: true,
+  });
+}, 60_000);
+
+it('docs/frameworks.md shows the lines the agent loop runs, and they type-check against the AI SDK typings', async () => {
+  expectDocumentedLinesIn('ai-sdk', 'ai-sdk-agent.mjs');
+  const errors = await typeCheckDocumented(
+    RUNTIMES[0]!,
+    project,
+    'ai-sdk',
+    `import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
+import type { ToolSet } from 'ai';
+const transport = new Experimental_StdioMCPTransport({ command: 'node', args: ['server.mjs'] });`,
+    `const set: ToolSet = tools;
+console.log(Object.keys(set));
+await mcp.close();`,
+  );
+  expect(errors).toBe('');
+}, 120_000);

@@ -1,0 +1,108 @@
+// The MCP server of the framework tests: an MCP SDK 1.x server on stdio whose tools fail the way
+// real ones do, with failure objects from this package's toolFailure(). Each call is appended to
+// $CALL_LOG as one JSON line ({ tool, n, at, retryNotBefore? }), so a test counts the attempts
+// the server really received and when. $FLAKY_FAILURES: how many calls of get_quote fail first.
+import { appendFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { toolFailure } from '@omcp/instrumentation-mcp/tool-failure';
+import { z } from 'zod';
+
+const flaky = Number(process.env.FLAKY_FAILURES ?? '1');
+const waitMs = Number(process.env.RETRY_NOT_BEFORE_MS ?? '300');
+const counts = new Map();
+
+function record(tool, extra = {}) {
+  const n = (counts.get(tool) ?? 0) + 1;
+  counts.set(tool, n);
+  if (process.env.CALL_LOG)
+    appendFileSync(
+      process.env.CALL_LOG,
+      `${JSON.stringify({ tool, n, at: Date.now(), ...extra })}\n`,
+    );
+  return n;
+}
+
+const server = new McpServer({ name: 'billing', version: '1.0.0' });
+
+server.registerTool(
+  'get_quote',
+  {
+    description: 'The price of a plan.',
+    inputSchema: { plan: z.string() },
+    annotations: { readOnlyHint: true, idempotentHint: true },
+  },
+  async ({ plan }) => {
+    const retryNotBefore = Date.now() + waitMs;
+    if ((counts.get('get_quote') ?? 0) < flaky) {
+      record('get_quote', { retryNotBefore });
+      return toolFailure({
+        class: 'reliability',
+        code: 'upstream_unavailable',
+        retryable: true,
+        retryNotBefore,
+        message: 'The pricing service is busy.',
+        agentGuidance: 'Try again in a moment.',
+      });
+    }
+    record('get_quote');
+    return { content: [{ type: 'text', text: `The ${plan} plan costs 42 EUR a month.` }] };
+  },
+);
+
+server.registerTool(
+  'always_busy',
+  {
+    description: 'A tool whose upstream never recovers.',
+    inputSchema: {},
+    annotations: { readOnlyHint: true, idempotentHint: true },
+  },
+  async () => {
+    record('always_busy');
+    return toolFailure({
+      class: 'reliability',
+      code: 'upstream_unavailable',
+      retryable: true,
+      message: 'The upstream is down.',
+    });
+  },
+);
+
+server.registerTool(
+  'issue_refund',
+  {
+    description: 'Refunds an amount to the customer.',
+    inputSchema: { amount: z.number() },
+    annotations: { idempotentHint: true },
+  },
+  async ({ amount }) => {
+    record('issue_refund');
+    return toolFailure({
+      class: 'governance',
+      code: 'permission_denied',
+      message: `A refund of ${amount} EUR needs a supervisor's approval.`,
+      agentGuidance:
+        'Tell the person that a supervisor must approve this refund in the billing console.',
+    });
+  },
+);
+
+server.registerTool(
+  'find_invoice',
+  {
+    description: 'Finds an invoice by its number.',
+    inputSchema: { number: z.string() },
+    annotations: { readOnlyHint: true, idempotentHint: true },
+  },
+  async ({ number }) => {
+    record('find_invoice');
+    return toolFailure({
+      class: 'capability',
+      code: 'resource_not_found',
+      message: `There is no invoice ${number}.`,
+      agentGuidance: 'Ask the person for the invoice number printed on the invoice.',
+    });
+  },
+);
+
+await server.connect(new StdioServerTransport());
