@@ -70,7 +70,7 @@ const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/cli
 const { StreamableHTTPServerTransport } = require('@modelcontextprotocol/sdk/server/streamableHttp.js');
 `;
 
-/** Sentry's init as its docs have it, with a transport that records instead of sending. */
+/** Sentry's init as its docs have it (an ES module, for either app), with a transport that records instead of sending. */
 const sentryInit = `
 const envelopes = [];
 Sentry.init({
@@ -118,7 +118,6 @@ export const COEXIST_FILES: Record<string, string> = {
   'app.mjs': `${esmImports}${body}`,
   'app.cjs': `${cjsImports}(async () => {${body}})();\n`,
   'sentry.mjs': `import * as Sentry from '@sentry/node';\n${sentryInit}`,
-  'sentry.cjs': `const Sentry = require('@sentry/node');\n${sentryInit}`,
   'sdk.mjs': `import { register, createRequire } from 'node:module';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { McpInstrumentation } from '${NAME}';

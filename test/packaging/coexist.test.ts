@@ -65,32 +65,43 @@ function combinations(): Combination[] {
   const out: Combination[] = [];
   for (const module of ['esm', 'cjs'] as const) {
     const register = preload(module, `${NAME}/register`);
-    const sentry = preload(module, own(module, 'sentry'));
+    // Sentry's own advice for both module systems: its init by --import (under --require, Node
+    // runs the preload again on Sentry's module loader thread, and Sentry says so).
+    const sentry = ['--import', './sentry.mjs'];
+    const registerByImport = ['--import', `${NAME}/register`];
     const base = { module, env: {}, traceloopManual: false, sentry: false };
     out.push(
       {
         ...base,
-        name: `Sentry init after the register entry (${module})`,
+        name: `Sentry init after the register entry (${module}, both --import)`,
+        baseline: 'register',
+        args: [...registerByImport, ...sentry, app(module)],
+        sentry: true,
+      },
+      {
+        ...base,
+        name: `Sentry init before the register entry (${module}, both --import)`,
+        baseline: 'register',
+        args: [...sentry, ...registerByImport, app(module)],
+        sentry: true,
+      },
+    );
+    if (module === 'cjs')
+      out.push({
+        ...base,
+        name: 'Sentry init by --import, the register entry by --require (cjs)',
         baseline: 'register',
         args: [...register, ...sentry, app(module)],
         sentry: true,
-      },
-      {
-        ...base,
-        name: `Sentry init before the register entry (${module})`,
-        baseline: 'register',
-        args: [...sentry, ...register, app(module)],
-        sentry: true,
-      },
-      {
-        ...base,
-        name: `Traceloop manuallyInstrument({ Client }) under the register entry (${module})`,
-        baseline: 'register',
-        args: [...register, app(module)],
-        env: { TRACELOOP_MANUAL: '1' },
-        traceloopManual: true,
-      },
-    );
+      });
+    out.push({
+      ...base,
+      name: `Traceloop manuallyInstrument({ Client }) under the register entry (${module})`,
+      baseline: 'register',
+      args: [...register, app(module)],
+      env: { TRACELOOP_MANUAL: '1' },
+      traceloopManual: true,
+    });
     for (const order of ['ours-first', 'traceloop-first'] as const) {
       const sdk = [...preload(module, own(module, 'sdk')), app(module)];
       out.push(
@@ -160,6 +171,16 @@ async function runApp(args: readonly string[], env: Record<string, string>): Pro
   }
 }
 
+/** Traceloop's span names: `<tool>.tool`, `<method>.mcp`, `mcp.client.session`. */
+const TRACELOOP_SPAN = /\.(tool|mcp)$|^mcp\.client\.session$/;
+
+/** This package's span names and kinds, sorted: the same with another tracer as alone. */
+const ownSpans = (run: Run): string[] =>
+  run.spans
+    .filter((s) => !TRACELOOP_SPAN.test(s.name))
+    .map((s) => `${s.kind} ${s.name}`)
+    .sort();
+
 /** What must hold in every run with or without another tracer. */
 function expectOneTrace(run: Run, traceloopManual: boolean): void {
   for (const tool of TOOLS) {
@@ -210,6 +231,7 @@ describe('other MCP tracers in the same process (Node.js 20, packed tarball)', (
       const run = await runApp(c.args, c.env);
       const baseline = baselineRuns.get(`${c.baseline}/${c.module}`)!;
       expect(comparable(run.out.results)).toBe(comparable(baseline.out.results));
+      expect(ownSpans(run)).toEqual(ownSpans(baseline));
       expectOneTrace(run, c.traceloopManual);
       if (c.sentry) {
         // Sentry's own MCP server spans were made, in a trace of its own (its IDs travel in

@@ -30,7 +30,7 @@ class SubclassWrapper extends InstrumentationBase {
   wrapClient(): void {
     const count = (): void => void this.calls++;
     this._wrap(
-      Client.prototype,
+      Client.prototype as unknown as Record<'request', AnyFn>,
       'request',
       (original: AnyFn) =>
         function (this: unknown, ...args: unknown[]): unknown {
@@ -40,7 +40,7 @@ class SubclassWrapper extends InstrumentationBase {
     );
   }
   unwrapClient(): void {
-    this._unwrap(Client.prototype, 'request');
+    this._unwrap(Client.prototype as unknown as Record<'request', AnyFn>, 'request');
   }
 }
 
