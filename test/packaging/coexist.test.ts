@@ -232,6 +232,10 @@ describe('other MCP tracers in the same process (Node.js 20, packed tarball)', (
       const baseline = baselineRuns.get(`${c.baseline}/${c.module}`)!;
       expect(comparable(run.out.results)).toBe(comparable(baseline.out.results));
       expect(ownSpans(run)).toEqual(ownSpans(baseline));
+      for (const tool of TOOLS)
+        expect(Object.keys(run.out.metas[tool] ?? {}).sort()).toEqual(
+          Object.keys(baseline.out.metas[tool] ?? {}).sort(),
+        );
       expectOneTrace(run, c.traceloopManual);
       if (c.sentry) {
         // Sentry's own MCP server spans were made, in a trace of its own (its IDs travel in
