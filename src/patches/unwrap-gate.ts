@@ -21,7 +21,8 @@ export class UnwrapGate {
     if (typeof unwrap !== 'function') return;
     const label = `${target.constructor.name}.prototype.${name}`;
     // The same attributes shimmer gives its own `__unwrap`, so shimmer and isWrapped see no change.
-    Object.defineProperty(wrapped, '__unwrap', {
+    // Should the wrapper refuse the property, it stays as shimmer made it: ungated, still working.
+    Reflect.defineProperty(wrapped, '__unwrap', {
       configurable: true,
       enumerable: false,
       writable: true,

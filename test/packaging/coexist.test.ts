@@ -129,6 +129,7 @@ function combinations(): Combination[] {
 interface Run {
   out: AppOutput;
   spans: ReceivedSpan[];
+  stderr: string;
 }
 
 /** A tool result with its correlation id (the trace ID, new each run) blanked. */
@@ -165,7 +166,7 @@ async function runApp(args: readonly string[], env: Record<string, string>): Pro
     await receiver.waitFor((spans) =>
       TOOLS.every((t) => spans.some((s) => s.name === `tools/call ${t}` && s.kind === SERVER)),
     );
-    return { out: parseOutput(result.stdout), spans: [...receiver.spans] };
+    return { out: parseOutput(result.stdout), spans: [...receiver.spans], stderr: result.stderr };
   } finally {
     await receiver.close();
   }
@@ -237,6 +238,11 @@ describe('other MCP tracers in the same process (Node.js 20, packed tarball)', (
           Object.keys(baseline.out.metas[tool] ?? {}).sort(),
         );
       expectOneTrace(run, c.traceloopManual);
+      if (c.baseline === 'register')
+        expect(
+          run.stderr.match(/register: OpenTelemetry JS \S+ started/g),
+          run.stderr,
+        ).toHaveLength(1);
       if (c.sentry) {
         // Sentry's own MCP server spans were made, in a trace of its own (its IDs travel in
         // the sentry-trace HTTP header, not in _meta).
