@@ -30,6 +30,7 @@ import {
   aiSdkSendMethod,
   patchAiSdkClient,
 } from './patches/ai-sdk-client.js';
+import { UnwrapGate } from './patches/unwrap-gate.js';
 import { SCHEMA_URL } from './semconv.js';
 import type { McpInstrumentationConfig } from './types.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
@@ -76,6 +77,7 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
   declare private _scopeMeter: Meter | undefined;
   declare private _scopeLogger: ScopeLogger | undefined;
   declare private _budgets: { stacks: RateBudget; logs: RateBudget } | undefined;
+  declare private _unwrapGate: UnwrapGate | undefined;
 
   constructor(config: McpInstrumentationConfig = {}) {
     super(PACKAGE_NAME, PACKAGE_VERSION, config);
@@ -213,12 +215,14 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     this._off = true;
     this._requireHook?.unhook();
     this._requireHook = undefined;
-    for (const [proto, names] of this._patched ?? []) {
-      for (const name of names) {
-        if (isWrapped((proto as Record<string, unknown>)[name]))
-          this._unwrap(proto as Record<string, unknown>, name);
+    this._gate().asOwner(() => {
+      for (const [proto, names] of this._patched ?? []) {
+        for (const name of names) {
+          if (isWrapped((proto as Record<string, unknown>)[name]))
+            this._unwrap(proto as Record<string, unknown>, name);
+        }
       }
-    }
+    });
     this._patched?.clear();
   }
 
@@ -382,15 +386,22 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     const wrap: Wrap = (target, name, wrapper) => {
       if (typeof (target as Record<string, unknown>)[name] !== 'function') return;
       this._wrap(target as Record<string, (...a: unknown[]) => unknown>, name, wrapper as never);
+      this._gate().gate(target, name, (message) => this._diag.debug(message));
     };
     patch(proto, wrap);
     (this._patched ??= new Map()).set(proto, methods);
     this._diag.debug(`mcp: patched ${methods.join(', ')}`);
   }
 
+  private _gate(): UnwrapGate {
+    return (this._unwrapGate ??= new UnwrapGate());
+  }
+
   private _unpatchPrototype(proto: object, methods: string[]): void {
     const record = proto as Record<string, unknown>;
-    for (const m of methods) if (isWrapped(record[m])) this._unwrap(record, m);
+    this._gate().asOwner(() => {
+      for (const m of methods) if (isWrapped(record[m])) this._unwrap(record, m);
+    });
     this._patched?.delete(proto);
   }
 }

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { McpInstrumentation } from '../instrumentation.js';
 import { loadClassificationRules } from '../tool-failure/classification-rules.js';
 import type { McpInstrumentationConfig } from '../types.js';
+import { onLoaderThread } from './loader-thread.js';
 
 /** Options read from the environment, besides the SDK's own `OTEL_*` variables. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrumentationConfig {
@@ -242,6 +243,7 @@ export function startTelemetry(
     process.stderr.write(`${speaker}: ${message}\n`);
   };
   if (started !== undefined) return started;
+  if (onLoaderThread()) return undefined;
   if (process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   let sdkLine: SdkLine;
   try {

@@ -154,6 +154,26 @@ describe('zero-code register entry', () => {
     expect(r.stdout).toContain('io.modelcontextprotocol/toolFailure');
   });
 
+  it("--require beside a module.register() (Sentry's init makes one): the SDK starts once, not again on Node's loader thread", async () => {
+    // Node runs --require preloads again on the loader thread that module.register() starts.
+    const hook =
+      'data:text/javascript,export async function resolve(s, c, next) { return next(s, c); }';
+    const registers = `data:text/javascript,import { register } from 'node:module'; register(${JSON.stringify(hook)});`;
+    const r = await run(
+      [
+        '--require',
+        '@omcp/instrumentation-mcp/register',
+        '--import',
+        registers,
+        'test/fixtures/apps/inmemory-app.cjs',
+      ],
+      { ...env(), OTEL_SERVICE_NAME: 'loader-thread' },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('io.modelcontextprotocol/toolFailure');
+    expect(r.stderr.match(/register: OpenTelemetry JS \S+ started/g), r.stderr).toHaveLength(1);
+  });
+
   it('OTEL_SDK_DISABLED=true leaves the app untouched', async () => {
     const r = await run(
       ['--import', '@omcp/instrumentation-mcp/register', 'test/fixtures/apps/inmemory-app.mjs'],
