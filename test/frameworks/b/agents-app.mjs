@@ -41,13 +41,16 @@ class ScriptedModel {
   }
 }
 
-const serverArgs = [...(process.env.SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean), process.env.SERVER_FILE];
+// The server runs as this app does (under the register entry when the app is), with its env.
+const stdio = {
+  name: 'billing',
+  command: process.execPath,
+  args: [...process.execArgv, process.env.SERVER_FILE],
+  env: process.env,
+};
 
 // docs:start openai-agents
-const server = withToolFailures(
-  new MCPServerStdio({ name: 'billing', command: process.execPath, args: serverArgs }),
-  { modelNote: true },
-);
+const server = withToolFailures(new MCPServerStdio(stdio), { modelNote: true });
 // docs:end openai-agents
 await server.connect();
 
