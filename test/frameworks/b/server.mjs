@@ -89,4 +89,23 @@ server.registerTool(
   },
 );
 
+// Busy once, then the server process dies while answering the retry: the connection closes
+// under the second attempt (a transport error, which a framework may reconnect and retry on).
+server.registerTool(
+  'busy_then_gone',
+  { description: 'Loses its connection on the retry', annotations: idempotent },
+  async (ctx) => {
+    const n = record('busy_then_gone', ctx?.mcpReq?._meta);
+    if (n === 1)
+      return toolFailure({
+        class: 'reliability',
+        code: 'upstream_unavailable',
+        retryable: true,
+        agentGuidance: 'The billing service is busy; try again shortly.',
+        message: 'Billing service unavailable',
+      });
+    process.exit(1);
+  },
+);
+
 await server.connect(new StdioServerTransport());
