@@ -15,6 +15,8 @@ export const APPS_DIR = join(ROOT, 'test', 'frameworks', 'b');
 
 /** One tools/call as the server recorded it. */
 export interface ServerCall {
+  /** The server's name (its SERVER_NAME), when the app runs several. */
+  server: string | undefined;
   tool: string;
   /** The how-manieth call of this tool in its server process. */
   n: number;

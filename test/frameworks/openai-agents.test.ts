@@ -11,7 +11,11 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimes, type Runtime } from '../helpers/runtimes.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import {
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../helpers/otlp-receiver.js';
 import { pack } from '../packaging/install.js';
 import {
   docsRegion,
@@ -46,7 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.close();
   if (project !== undefined) rmSync(project, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Runtime]))(
   'OpenAI Agents JS adapter on Node.js %i',
@@ -74,7 +78,11 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
     }, 180_000);
 
     const callsOf = (tool: string) => calls.filter((c) => c.tool === tool);
-    const textSeen = (tool: string) => lines.get(tool)!.modelSaw.map((b) => b.text).join('\n');
+    const textSeen = (tool: string) =>
+      lines
+        .get(tool)!
+        .modelSaw.map((b) => b.text)
+        .join('\n');
 
     it('retries a transient reliability failure before the model’s next turn, not before retryNotBefore', () => {
       const [first, second, ...more] = callsOf('lookup_invoice');
@@ -114,7 +122,9 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
       expect(callsOf('always_busy').map((c) => c.n)).toEqual([1, 2, 3]);
       const line = lines.get('always_busy')!;
       expect(line.modelTurns).toBe(2);
-      expect(textSeen('always_busy')).toContain('class: reliability\ncode: upstream_unavailable\nretry: yes');
+      expect(textSeen('always_busy')).toContain(
+        'class: reliability\ncode: upstream_unavailable\nretry: yes',
+      );
     });
 
     it('keeps the failure object reachable in the output item’s customData, its correlationId the server span’s trace', () => {
@@ -132,20 +142,27 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
     it('makes one trace from the app’s span through the Runner’s client spans to the server’s spans', () => {
       const turn = spans.find((s) => s.name === 'turn lookup_invoice')!;
       const trace = spans.filter((s) => s.traceId === turn.traceId);
-      const clients = trace.filter((s) => s.kind === CLIENT && s.name === 'tools/call lookup_invoice');
-      const servers = trace.filter((s) => s.kind === SERVER && s.name === 'tools/call lookup_invoice');
+      const clients = trace.filter(
+        (s) => s.kind === CLIENT && s.name === 'tools/call lookup_invoice',
+      );
+      const servers = trace.filter(
+        (s) => s.kind === SERVER && s.name === 'tools/call lookup_invoice',
+      );
       expect(clients).toHaveLength(2);
       expect(servers).toHaveLength(2);
       const clientIds = new Set(clients.map((s) => s.spanId));
       for (const server of servers) expect(clientIds.has(server.parentSpanId!)).toBe(true);
       // What the server received carried the same trace.
-      for (const call of callsOf('lookup_invoice')) expect(call.traceparent).toContain(turn.traceId);
+      for (const call of callsOf('lookup_invoice'))
+        expect(call.traceparent).toContain(turn.traceId);
     });
   },
 );
 
 describe('docs/frameworks.md, OpenAI Agents JS', () => {
   it('shows the lines the app runs', () => {
-    expect(frameworksDocBlocks().join('\n')).toContain(docsRegion('agents-app.mjs', 'openai-agents'));
+    expect(frameworksDocBlocks().join('\n')).toContain(
+      docsRegion('agents-app.mjs', 'openai-agents'),
+    );
   });
 });

@@ -58,7 +58,12 @@ const tracer = trace.getTracer('agents-app');
 const runner = new Runner({ tracingDisabled: true });
 for (const tool of process.argv.slice(2)) {
   const model = new ScriptedModel(tool);
-  const agent = new Agent({ name: 'billing-agent', instructions: 'Help.', model, mcpServers: [server] });
+  const agent = new Agent({
+    name: 'billing-agent',
+    instructions: 'Help.',
+    model,
+    mcpServers: [server],
+  });
   const result = await tracer.startActiveSpan(`turn ${tool}`, async (span) => {
     try {
       return await runner.run(agent, `use ${tool}`);

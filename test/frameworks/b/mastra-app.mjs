@@ -1,16 +1,17 @@
 // A full Mastra agent loop (@mastra/core 1.71.0, @mastra/mcp 2.0.0): an Agent with a scripted
 // model (Mastra's own MastraLanguageModelV2Mock, from @mastra/core/test-utils/llm-mock) and the
-// tools of an MCPClient whose server runs on stdio (./server.mjs). The first argument is the
-// onToolError mode ('throw', Mastra's default, or 'return'); for each tool named after it the
-// model calls it once, then the app prints one JSON line: the tool message Mastra put in the
-// model's next prompt for that call, and the tool result the application got.
+// tools of an MCPClient with two servers on stdio (./server.mjs): `billing` with Mastra's default
+// onToolError ('throw'), `ledger` with 'return'. For each tool named in the arguments (Mastra's
+// names, `<server>_<tool>`) the model calls it once, then the app prints one JSON line: the tool
+// message Mastra put in the model's next prompt for that call, and the tool result the
+// application got.
 import { Agent } from '@mastra/core/agent';
 import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
 import { MCPClient } from '@mastra/mcp';
 import { trace } from '@opentelemetry/api';
 import { withToolFailures } from '@omcp/instrumentation-mcp/frameworks/mastra';
 
-const [mode, ...tools] = process.argv.slice(2);
+const tools = process.argv.slice(2);
 
 /** A model that calls `tool` on its first turn and answers on its second, keeping its prompts. */
 function scriptedModel(tool) {
@@ -32,23 +33,32 @@ function scriptedModel(tool) {
   return { model, prompts };
 }
 
-// The server runs as this app does (under the register entry when the app is), with its env.
-const billing = {
+// The servers run as this app does (under the register entry when the app is), with its env:
+// the same server twice, once with Mastra's default onToolError ('throw'), once with 'return'.
+const serverOf = (name, onToolError) => ({
   command: process.execPath,
   args: [...process.execArgv, process.env.SERVER_FILE],
-  env: { ...process.env },
-  onToolError: mode,
-};
+  env: { ...process.env, SERVER_NAME: name },
+  ...(onToolError === undefined ? {} : { onToolError }),
+});
+const billing = serverOf('billing');
+const ledger = serverOf('ledger', 'return');
 
 // docs:start mastra
-const mcp = withToolFailures(new MCPClient({ servers: { billing } }), { modelNote: true });
+const mcp = withToolFailures(new MCPClient({ servers: { billing, ledger } }), { modelNote: true });
 // docs:end mastra
 
 const tracer = trace.getTracer('mastra-app');
 const mastraTools = await mcp.listTools();
 for (const tool of tools) {
-  const { model, prompts } = scriptedModel(`billing_${tool}`);
-  const agent = new Agent({ id: 'billing-agent', name: 'billing-agent', instructions: 'Help.', model, tools: mastraTools });
+  const { model, prompts } = scriptedModel(tool);
+  const agent = new Agent({
+    id: 'billing-agent',
+    name: 'billing-agent',
+    instructions: 'Help.',
+    model,
+    tools: mastraTools,
+  });
   const result = await tracer.startActiveSpan(`turn ${tool}`, async (span) => {
     try {
       return await agent.generate(`use ${tool}`);

@@ -16,7 +16,7 @@ function record(name, meta) {
   if (callsFile !== undefined)
     appendFileSync(
       callsFile,
-      `${JSON.stringify({ tool: name, n, at: Date.now(), traceparent: meta?.traceparent })}\n`,
+      `${JSON.stringify({ server: process.env.SERVER_NAME, tool: name, n, at: Date.now(), traceparent: meta?.traceparent })}\n`,
     );
   return n;
 }
