@@ -2,8 +2,10 @@
 // (`@mastra/mcp` 2.x). No import of the framework: its `MCPClient` is reached through the
 // shape it has, and checked when wrapped.
 import { requireFramework } from './peer.js';
+import type { ToolRetry } from '../retry/with-tool-retry.js';
 import { isRecord } from '../shared/safe.js';
-import { FrameworkToolCalls, retryEngineOf, type FrameworkAdapterOptions } from './tool-calls.js';
+import { retryEngineOf, type FrameworkAdapterOptions } from './core.js';
+import { FrameworkToolCalls } from './tool-calls.js';
 
 requireFramework('mastra', '@mastra/mcp');
 
@@ -27,6 +29,8 @@ interface SdkClient {
 
 type CreateConnection = (name: string, config: unknown) => Promise<unknown>;
 
+const ADAPTER = 'withToolFailures (mastra)';
+
 const WRAPPED = new WeakSet<object>();
 
 /**
@@ -47,33 +51,37 @@ export function withToolFailures<M extends MastraMcpClientLike>(
   const create: unknown = isRecord(mcp) ? target.getOrCreateClient : undefined;
   if (!(connections instanceof Map) || typeof create !== 'function')
     throw new TypeError(
-      'withToolFailures (mastra) expects an MCPClient of @mastra/mcp 2.x (with getOrCreateClient() and mcpClientsById); this one has neither, so its tool calls cannot be reached',
+      `${ADAPTER} expects an MCPClient of @mastra/mcp 2.x (with getOrCreateClient() and mcpClientsById); this one has neither, so its tool calls cannot be reached`,
     );
   if (WRAPPED.has(mcp)) return mcp;
   WRAPPED.add(mcp);
-  // One engine per MCPClient, as the options name one: its budget protects all its servers.
-  const shared: FrameworkAdapterOptions = {
-    ...options,
-    retry: retryEngineOf(options?.retry) ?? false,
-  };
-  for (const connection of connections.values()) wrapConnection(connection, shared);
+  // Mastra reconnects and retries thrown transport errors itself, so retryOnThrow is refused.
+  // A bad option throws here, not at the first call. A policy gives each server's connection
+  // an engine of its own (its own budget and circuits); an engine passed in is shared.
+  retryEngineOf(ADAPTER, options?.retry, true);
+  const engineFor = (): ToolRetry | undefined => retryEngineOf(ADAPTER, options?.retry, true);
+  for (const connection of connections.values()) wrapConnection(connection, engineFor, options);
   const original = create as CreateConnection;
   target.getOrCreateClient = async (name: string, config: unknown): Promise<unknown> => {
     const connection = await Reflect.apply(original, mcp, [name, config]);
-    wrapConnection(connection, shared);
+    wrapConnection(connection, engineFor, options);
     return connection;
   };
   return mcp;
 }
 
 /** Routes the `callTool` of one connection's SDK client through the adapter, once. */
-function wrapConnection(connection: unknown, options: FrameworkAdapterOptions): void {
+function wrapConnection(
+  connection: unknown,
+  engineFor: () => ToolRetry | undefined,
+  options: FrameworkAdapterOptions | undefined,
+): void {
   if (!isRecord(connection)) return;
   const client = connection.client as SdkClient | undefined;
   if (!isRecord(client) || typeof client.callTool !== 'function' || WRAPPED.has(client)) return;
   WRAPPED.add(client);
   const send = client.callTool.bind(client);
-  const calls = new FrameworkToolCalls(options, (params) => client.listTools(params));
+  const calls = new FrameworkToolCalls(engineFor(), options, (params) => client.listTools(params));
   // An own property of this client only: the SDK's prototype (and its instrumentation) stays.
   client.callTool = (params: unknown, callOptions?: unknown) =>
     isToolCall(params)

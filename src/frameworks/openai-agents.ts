@@ -5,7 +5,8 @@ import { requireFramework } from './peer.js';
 import { isRecord } from '../shared/safe.js';
 import { readToolFailure } from '../tool-failure/read.js';
 import type { ToolFailure } from '../tool-failure/types.js';
-import { FrameworkToolCalls, type FrameworkAdapterOptions } from './tool-calls.js';
+import { retryEngineOf, type FrameworkAdapterOptions } from './core.js';
+import { FrameworkToolCalls } from './tool-calls.js';
 
 requireFramework('openai-agents', '@openai/agents-core');
 
@@ -56,7 +57,11 @@ export function withToolFailures<S extends AgentsMcpServerLike>(
   if (WRAPPED.has(server)) return server;
   WRAPPED.add(server);
   const send = original as CallToolResult;
-  const calls = new FrameworkToolCalls(options, async () => ({ tools: await server.listTools() }));
+  // Agents' Streamable HTTP server reconnects and resends on a thrown "not connected" itself.
+  const engine = retryEngineOf('withToolFailures (openai-agents)', options?.retry, true);
+  const calls = new FrameworkToolCalls(engine, options, async () => ({
+    tools: await server.listTools(),
+  }));
   const callToolResult: CallToolResult = (toolName, args, meta, callOptions) =>
     calls.call(
       { name: toolName, arguments: args ?? {}, ...(meta == null ? {} : { _meta: meta }) },

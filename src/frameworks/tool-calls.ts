@@ -1,24 +1,10 @@
-import { createToolRetry } from '../retry/with-tool-retry.js';
+// One logical tool call of a framework client, for adapters that reach the framework's own
+// `tools/call` (Agents' `callToolResult`, the SDK client inside Mastra's connections): the one
+// retry engine around it, then the model note in the result's content.
 import type { ToolRetry, ToolRetryClient } from '../retry/with-tool-retry.js';
-import type { ToolRetryPolicy } from '../retry/types.js';
 import { isRecord, ownData } from '../shared/safe.js';
-import { toolFailureNoteOf, withToolFailureNote } from '../tool-failure/model-note.js';
-
-/** Options every framework adapter takes. */
-export interface FrameworkAdapterOptions {
-  /**
-   * Appends the failure note (docs/extension.md, "Showing a failure to a model") to the text
-   * of a failed call's result, so the model reads the class, code, retry advice, guidance and
-   * reference. Opt-in. @default false
-   */
-  modelNote?: boolean;
-  /**
-   * Retry on the failure's class inside the framework's tool execution: a policy (one engine
-   * for what this call wraps), an engine from `createToolRetry` to share, or `false` for none.
-   * @default {} (an engine with the default policy: at most 3 attempts)
-   */
-  retry?: ToolRetryPolicy | ToolRetry | false;
-}
+import { withToolFailureNote } from '../tool-failure/model-note.js';
+import { failedCallNote, type FrameworkAdapterOptions } from './core.js';
 
 /** One `tools/call` as the framework sends it: its params and its request options. */
 export type SendToolCall = (
@@ -56,13 +42,17 @@ export class FrameworkToolCalls {
   private readonly retrying: ToolRetryClient<{ callTool: typeof shimCall }> | undefined;
   private readonly modelNote: boolean;
 
+  /**
+   * `engine` is the wrapped client's (from `retryEngineOf`), `undefined` for no retries;
+   * `listTools` lists the framework client's tools, for the engine's `idempotentHint` lookup.
+   */
   constructor(
+    engine: ToolRetry | undefined,
     options: FrameworkAdapterOptions | undefined,
     listTools: (params?: { cursor?: string }) => Promise<unknown>,
   ) {
     this.modelNote = options?.modelNote === true;
-    const retry = retryEngineOf(options?.retry);
-    this.retrying = retry?.wrap({ callTool: shimCall, listTools });
+    this.retrying = engine?.wrap({ callTool: shimCall, listTools });
   }
 
   /**
@@ -106,28 +96,13 @@ function shimCall(params: ToolCallParams, carried: CarriedOptions): Promise<unkn
   });
 }
 
-/** The engine the `retry` option names: the one given, a new one for a policy, none for `false`. */
-export function retryEngineOf(retry: FrameworkAdapterOptions['retry']): ToolRetry | undefined {
-  if (retry === false) return undefined;
-  if (isToolRetry(retry)) return retry;
-  return createToolRetry(retry ?? {});
-}
-
-function isToolRetry(value: unknown): value is ToolRetry {
-  return (
-    isRecord(value) &&
-    typeof value.wrap === 'function' &&
-    typeof value.rememberToolList === 'function'
-  );
-}
-
 /**
  * A copy of `result` whose `content` carries the note: appended to its last text block, or
- * as a text block of its own when there is none. The result itself when it has no valid
- * failure object. Content blocks other than that one are kept as they are.
+ * as a text block of its own when there is none. The result itself unless it is a failed call
+ * with a valid failure object. Content blocks other than that one are kept as they are.
  */
 export function withNoteInContent(result: unknown): unknown {
-  const note = toolFailureNoteOf(result);
+  const note = failedCallNote(result);
   if (note === undefined || !isRecord(result)) return result;
   const content = ownData(result, 'content');
   const blocks: unknown[] = Array.isArray(content) ? [...(content as unknown[])] : [];

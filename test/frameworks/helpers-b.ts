@@ -107,3 +107,21 @@ export function frameworksDocBlocks(): string[] {
     m[1]!.trimEnd(),
   );
 }
+
+/**
+ * What importing (ESM) or requiring (CommonJS) `frameworks/<adapter>` prints in `project`:
+ * `imported`, or the error's name and message.
+ */
+export async function loadAdapter(
+  runtime: Runtime,
+  project: string,
+  adapter: string,
+  file: 'load.mjs' | 'load.cjs',
+): Promise<RunResult> {
+  return run(runtime.node, [file, adapter], { cwd: project, env: runtimeEnv(runtime) });
+}
+
+/** The one line an adapter's import gives when its framework is not installed. */
+export function missingFrameworkLine(adapter: string, framework: string): string {
+  return `MissingFrameworkError: @omcp/instrumentation-mcp/frameworks/${adapter} needs ${framework}, which is not installed: npm install ${framework}\n`;
+}

@@ -24,6 +24,8 @@ import {
   frameworkProject,
   frameworksDocBlocks,
   linesByTool,
+  loadAdapter,
+  missingFrameworkLine,
   runApp,
   serverCalls,
   type ServerCall,
@@ -200,4 +202,24 @@ describe('docs/frameworks.md, Mastra', () => {
   it('shows the lines the app runs', () => {
     expect(frameworksDocBlocks().join('\n')).toContain(docsRegion('mastra-app.mjs', 'mastra'));
   });
+});
+
+describe('the adapters as optional peers', () => {
+  it.each(['load.mjs', 'load.cjs'] as const)(
+    'frameworks/mastra loads beside its framework (%s)',
+    async (file) => {
+      const result = await loadAdapter(supported[0]!, project, 'mastra', file);
+      expect(result.stdout).toBe('imported\n');
+    },
+  );
+
+  // This project has no @openai/agents-core: the other adapter says so in one line.
+  it.each(['load.mjs', 'load.cjs'] as const)(
+    'frameworks/openai-agents without @openai/agents-core says so in one line (%s)',
+    async (file) => {
+      const result = await loadAdapter(supported[0]!, project, 'openai-agents', file);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe(missingFrameworkLine('openai-agents', '@openai/agents-core'));
+    },
+  );
 });

@@ -22,6 +22,8 @@ import {
   frameworkProject,
   frameworksDocBlocks,
   linesByTool,
+  loadAdapter,
+  missingFrameworkLine,
   runApp,
   serverCalls,
 } from './helpers-b.js';
@@ -165,4 +167,24 @@ describe('docs/frameworks.md, OpenAI Agents JS', () => {
       docsRegion('agents-app.mjs', 'openai-agents'),
     );
   });
+});
+
+describe('the adapters as optional peers', () => {
+  it.each(['load.mjs', 'load.cjs'] as const)(
+    'frameworks/openai-agents loads beside its framework (%s)',
+    async (file) => {
+      const result = await loadAdapter(supported[0]!, project, 'openai-agents', file);
+      expect(result.stdout).toBe('imported\n');
+    },
+  );
+
+  // This project has no @mastra/mcp: the other adapter says so in one line.
+  it.each(['load.mjs', 'load.cjs'] as const)(
+    'frameworks/mastra without @mastra/mcp says so in one line (%s)',
+    async (file) => {
+      const result = await loadAdapter(supported[0]!, project, 'mastra', file);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe(missingFrameworkLine('mastra', '@mastra/mcp'));
+    },
+  );
 });

@@ -1,0 +1,68 @@
+// What every framework adapter shares: its options, the retry engine of a wrapped client, and
+// which results get the model note.
+import { createToolRetry, type RetryableClient, type ToolRetry } from '../retry/with-tool-retry.js';
+import type { ToolRetryPolicy } from '../retry/types.js';
+import { toolFailureNoteOf } from '../tool-failure/model-note.js';
+import { isRecord, ownData } from '../shared/safe.js';
+
+/** The options every framework adapter takes, named alike in each. */
+export interface FrameworkAdapterOptions {
+  /**
+   * Append the failure note (`toolFailureNote`, docs/extension.md "Showing a failure to a
+   * model") to what the framework hands its model for a failed call. Opt-in. @default false
+   */
+  modelNote?: boolean;
+  /**
+   * Retry on the failure's class inside the framework's tool execution: a policy (one engine is
+   * created for the wrapped client), an engine to share with other clients, or `false` for none.
+   * Where the framework's client retries the errors it throws (the AI SDK's `maxRetries`), a
+   * policy may not set `retryOnThrow`, so the two never retry the same thing.
+   * @default {} (the default policy)
+   */
+  retry?: ToolRetryPolicy | ToolRetry | false;
+}
+
+/**
+ * The engine of one wrapped client, or `undefined` for `retry: false`. A policy is checked here,
+ * so a bad one fails when the client is wrapped, not at its first call. `retriesThrown`: the
+ * framework retries thrown errors itself, so `retryOnThrow` would stack on it.
+ */
+export function retryEngineOf(
+  adapter: string,
+  retry: FrameworkAdapterOptions['retry'],
+  retriesThrown: boolean,
+): ToolRetry | undefined {
+  if (retry === false) return undefined;
+  if (retry === undefined) return createToolRetry({});
+  if (typeof retry !== 'object' || retry === null)
+    throw new TypeError(
+      `${adapter}: retry must be a retry policy, an engine from createToolRetry, or false`,
+    );
+  if (isEngine(retry)) return retry;
+  if (retriesThrown && retry.retryOnThrow !== undefined && retry.retryOnThrow !== false)
+    throw new RangeError(
+      `${adapter}: retryOnThrow is not allowed here: the framework's client retries the errors it throws (its maxRetries), and the attempts would multiply`,
+    );
+  return createToolRetry(retry);
+}
+
+/** Wraps `client` in `engine`, or returns it as it is without one. */
+export function withEngine<C extends RetryableClient>(engine: ToolRetry | undefined, client: C): C {
+  return engine === undefined ? client : engine.wrap(client);
+}
+
+function isEngine(value: object): value is ToolRetry {
+  return (
+    typeof (value as Partial<ToolRetry>).wrap === 'function' &&
+    typeof (value as Partial<ToolRetry>).rememberToolList === 'function'
+  );
+}
+
+/**
+ * The model note of a failed call (`isError: true` with a valid failure object), else
+ * `undefined`: an ordinary result never gets a note, whatever its `_meta` holds. Never throws.
+ */
+export function failedCallNote(result: unknown): string | undefined {
+  if (!isRecord(result) || ownData(result, 'isError') !== true) return undefined;
+  return toolFailureNoteOf(result);
+}
