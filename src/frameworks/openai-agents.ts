@@ -62,17 +62,40 @@ export function withToolFailures<S extends AgentsMcpServerLike>(
   const calls = new FrameworkToolCalls(engine, options, async () => ({
     tools: await server.listTools(),
   }));
-  const callToolResult: CallToolResult = (toolName, args, meta, callOptions) =>
-    calls.call(
-      { name: toolName, arguments: args ?? {}, ...(meta == null ? {} : { _meta: meta }) },
-      callOptions,
-      (params, sendOptions) =>
-        Reflect.apply(send, server, [params.name, params.arguments, params._meta, sendOptions]),
+  const callToolResult: CallToolResult = async (toolName, args, meta, callOptions) =>
+    withContentMetadata(
+      await calls.call(
+        { name: toolName, arguments: args ?? {}, ...(meta == null ? {} : { _meta: meta }) },
+        callOptions,
+        (params, sendOptions) =>
+          Reflect.apply(send, server, [params.name, params.arguments, params._meta, sendOptions]),
+      ),
     );
   const target = server as unknown as Record<string, unknown>;
   target.callToolResult = callToolResult;
   target.customDataExtractor = withFailureData(target.customDataExtractor);
   return server;
+}
+
+/** The result fields Agents attaches to `content` (non-enumerable) for its `callTool()`. */
+const CONTENT_METADATA = ['_meta', 'structuredContent', 'isError'] as const;
+
+/**
+ * `result` with those fields on its `content` as Agents' own `callToolResult` leaves them, for
+ * a content array the note replaced (its `callTool()` returns the content alone).
+ */
+function withContentMetadata(result: unknown): unknown {
+  if (!isRecord(result) || !Array.isArray(result.content)) return result;
+  const content = result.content as unknown[];
+  for (const key of CONTENT_METADATA) {
+    if (result[key] === undefined || Object.prototype.hasOwnProperty.call(content, key)) continue;
+    Object.defineProperty(content, key, {
+      value: result[key],
+      enumerable: false,
+      configurable: true,
+    });
+  }
+  return result;
 }
 
 /** The application's extractor (if any), its data kept, with the failure object added. */

@@ -179,7 +179,7 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
     });
 
     it('makes one trace from the app’s span through the nested SDK client’s spans (zero-code) to the server’s spans', () => {
-      const turn = spans.find((s) => s.name === 'turn lookup_invoice')!;
+      const turn = spans.find((s) => s.name === 'turn billing_lookup_invoice')!;
       const trace = spans.filter((s) => s.traceId === turn.traceId);
       const clients = trace.filter(
         (s) => s.kind === CLIENT && s.name === 'tools/call lookup_invoice',

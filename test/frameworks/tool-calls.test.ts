@@ -138,7 +138,7 @@ describe('withNoteInContent', () => {
       ...refused(),
       content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }, image],
     };
-    const noted = withNoteInContent(result) as typeof result;
+    const noted = withNoteInContent(result) as { content: Array<{ text?: string }> };
     expect(noted.content[0]).toEqual({ type: 'text', text: 'a' });
     expect(noted.content[1]!.text).toMatch(/^b\n\n\[tool failure\]\nclass: governance\n/);
     expect(noted.content[2]).toBe(image);

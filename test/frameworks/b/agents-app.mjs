@@ -47,6 +47,8 @@ const stdio = {
   command: process.execPath,
   args: [...process.execArgv, process.env.SERVER_FILE],
   env: process.env,
+  // Agents gives the server 5 s to start by default; a loaded CI machine may need more.
+  clientSessionTimeoutSeconds: 60,
 };
 
 // docs:start openai-agents
