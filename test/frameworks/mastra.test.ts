@@ -50,8 +50,12 @@ const TOOLS = [
   'billing_always_busy',
   'billing_find_customer',
   'ledger_refund_invoice',
+  'traced_find_customer',
   'billing_busy_then_gone',
 ];
+/** The traceparent Mastra's `traceContext` gives for the `traced` server. */
+const TRACED_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const TRACED_TRACEPARENT = `00-${TRACED_TRACE_ID}-b7ad6b7169203331-01`;
 const supported = runtimes().filter((r) => r.major >= 22);
 
 let project: string;
@@ -89,6 +93,7 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
       const service = `mastra-${major}`;
       const result = await runApp(runtime, project, 'mastra-app.mjs', TOOLS, {
         CALLS_FILE: callsFile,
+        TRACED_TRACEPARENT,
         OTEL_SERVICE_NAME: service,
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       });
@@ -194,6 +199,19 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
       // One traceparent per request, ours (Mastra adds one only when its traceContext is set).
       for (const call of callsOf('lookup_invoice'))
         expect(call.traceparent).toContain(turn.traceId);
+    });
+
+    it('sends one traceparent, Mastra’s, when a server definition has a traceContext: the server’s span parents to it', () => {
+      const [call, ...more] = callsOf('find_customer', 'traced');
+      expect(more).toEqual([]);
+      expect(call!.traceparent).toBe(TRACED_TRACEPARENT);
+      const server = spans.find(
+        (s) =>
+          s.kind === SERVER &&
+          s.name === 'tools/call find_customer' &&
+          s.traceId === TRACED_TRACE_ID,
+      );
+      expect(server?.parentSpanId).toBe('b7ad6b7169203331');
     });
   },
 );

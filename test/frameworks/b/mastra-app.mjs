@@ -48,8 +48,16 @@ const ledger = serverOf('ledger', 'return');
 const mcp = withToolFailures(new MCPClient({ servers: { billing, ledger } }), { modelNote: true });
 // docs:end mastra
 
+// A server whose definition gives Mastra a traceContext: Mastra then puts its own traceparent in
+// _meta (TRACED_TRACEPARENT), and the instrumentation must not add a second one.
+const traced = {
+  ...serverOf('traced'),
+  traceContext: () => ({ traceparent: process.env.TRACED_TRACEPARENT }),
+};
+const tracedMcp = withToolFailures(new MCPClient({ id: 'traced', servers: { traced } }));
+
 const tracer = trace.getTracer('mastra-app');
-const mastraTools = await mcp.listTools();
+const mastraTools = { ...(await mcp.listTools()), ...(await tracedMcp.listTools()) };
 for (const tool of tools) {
   const { model, prompts } = scriptedModel(tool);
   const agent = new Agent({
@@ -78,3 +86,4 @@ for (const tool of tools) {
   );
 }
 await mcp.disconnect();
+await tracedMcp.disconnect();
