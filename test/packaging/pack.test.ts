@@ -108,7 +108,19 @@ describe('the packed package, installed in a fresh project', () => {
     };
     walk(manifest.exports);
     walk(manifest.bin);
-    for (const t of targets) expect(packed.files, t).toContain(t.replace(/^\.\//, ''));
+    for (const t of targets) {
+      const path = t.replace(/^\.\//, '');
+      if (!path.includes('*')) {
+        expect(packed.files, t).toContain(path);
+        continue;
+      }
+      // A subpath pattern (./frameworks/*): it must match shipped files.
+      const [head, tail] = path.split('*') as [string, string];
+      expect(
+        packed.files.some((f) => f.startsWith(head) && f.endsWith(tail)),
+        t,
+      ).toBe(true);
+    }
     expect(packed.files).toContain('README.md');
     expect(packed.files.filter((p) => /^(test|bench|demo|scripts|\.ci)\//.test(p))).toEqual([]);
     // Every source a shipped source map names is shipped too.
