@@ -51,14 +51,14 @@ export function withToolFailures<M extends MastraMcpClientLike>(
   const create: unknown = isRecord(mcp) ? target.getOrCreateClient : undefined;
   if (!(connections instanceof Map) || typeof create !== 'function')
     throw new TypeError(
-      `${ADAPTER} expects an MCPClient of @mastra/mcp 2.x (with getOrCreateClient() and mcpClientsById); this one has neither, so its tool calls cannot be reached`,
+      `${ADAPTER} expects an MCPClient of @mastra/mcp 2.x (with getOrCreateClient() and mcpClientsById); this object lacks them, so its tool calls cannot be reached`,
     );
   if (WRAPPED.has(mcp)) return mcp;
-  WRAPPED.add(mcp);
   // Mastra reconnects and retries thrown transport errors itself, so retryOnThrow is refused.
   // A bad option throws here, not at the first call. A policy gives each server's connection
   // an engine of its own (its own budget and circuits); an engine passed in is shared.
   retryEngineOf(ADAPTER, options?.retry, true);
+  WRAPPED.add(mcp);
   const engineFor = (): ToolRetry | undefined => retryEngineOf(ADAPTER, options?.retry, true);
   for (const connection of connections.values()) wrapConnection(connection, engineFor, options);
   const original = create as CreateConnection;

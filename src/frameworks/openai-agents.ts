@@ -55,10 +55,11 @@ export function withToolFailures<S extends AgentsMcpServerLike>(
       'withToolFailures (openai-agents) expects an MCP server of @openai/agents-core 0.20 (MCPServerStdio, MCPServerStreamableHttp, MCPServerSSE) with callToolResult() and listTools()',
     );
   if (WRAPPED.has(server)) return server;
+  // Agents' Streamable HTTP server reconnects and resends on a thrown "not connected" itself.
+  // A bad option throws here, before the server is changed.
+  const engine = retryEngineOf('withToolFailures (openai-agents)', options?.retry, true);
   WRAPPED.add(server);
   const send = original as CallToolResult;
-  // Agents' Streamable HTTP server reconnects and resends on a thrown "not connected" itself.
-  const engine = retryEngineOf('withToolFailures (openai-agents)', options?.retry, true);
   const calls = new FrameworkToolCalls(engine, options, async () => ({
     tools: await server.listTools(),
   }));

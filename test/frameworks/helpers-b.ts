@@ -125,3 +125,25 @@ export async function loadAdapter(
 export function missingFrameworkLine(adapter: string, framework: string): string {
   return `MissingFrameworkError: @omcp/instrumentation-mcp/frameworks/${adapter} needs ${framework}, which is not installed: npm install ${framework}\n`;
 }
+
+/** What test/frameworks/b/wrap-checks.mjs prints for an adapter. */
+export interface WrapChecks {
+  notTheFramework: string | null;
+  retryOnThrow: string | null;
+  sameObject: boolean;
+}
+
+/** Runs wrap-checks.mjs for `adapter` in `project`. */
+export async function wrapChecks(
+  runtime: Runtime,
+  project: string,
+  adapter: string,
+): Promise<WrapChecks> {
+  const result = await run(runtime.node, ['wrap-checks.mjs', adapter], {
+    cwd: project,
+    env: runtimeEnv(runtime),
+  });
+  if (result.code !== 0) throw new Error(`wrap-checks.mjs failed:\n${result.stderr}`);
+  const line = result.stdout.split('\n').find((l) => l.startsWith('{'));
+  return JSON.parse(line ?? 'null') as WrapChecks;
+}

@@ -28,6 +28,7 @@ import {
   missingFrameworkLine,
   runApp,
   serverCalls,
+  wrapChecks,
   type ServerCall,
 } from './helpers-b.js';
 
@@ -240,4 +241,17 @@ describe('the adapters as optional peers', () => {
       expect(result.stdout).toBe(missingFrameworkLine('openai-agents', '@openai/agents-core'));
     },
   );
+});
+
+describe('withToolFailures (frameworks/mastra) on bad input', () => {
+  it('refuses an object that is not the framework’s, and a policy with retryOnThrow, at wrap time; wrapping twice changes nothing', async () => {
+    const checks = await wrapChecks(supported[0]!, project, 'mastra');
+    expect(checks.notTheFramework).toBe(
+      'TypeError: withToolFailures (mastra) expects an MCPClient of @mastra/mcp 2.x (with getOrCreateClient() and mcpClientsById); this object lacks them, so its tool calls cannot be reached',
+    );
+    expect(checks.retryOnThrow).toMatch(
+      /^RangeError: withToolFailures \(mastra\): retryOnThrow is not allowed here/,
+    );
+    expect(checks.sameObject).toBe(true);
+  });
 });

@@ -26,6 +26,7 @@ import {
   missingFrameworkLine,
   runApp,
   serverCalls,
+  wrapChecks,
 } from './helpers-b.js';
 
 interface AppLine {
@@ -187,4 +188,17 @@ describe('the adapters as optional peers', () => {
       expect(result.stdout).toBe(missingFrameworkLine('mastra', '@mastra/mcp'));
     },
   );
+});
+
+describe('withToolFailures (frameworks/openai-agents) on bad input', () => {
+  it('refuses an object that is not the framework’s, and a policy with retryOnThrow, at wrap time; wrapping twice changes nothing', async () => {
+    const checks = await wrapChecks(supported[0]!, project, 'openai-agents');
+    expect(checks.notTheFramework).toBe(
+      'TypeError: withToolFailures (openai-agents) expects an MCP server of @openai/agents-core 0.20 (MCPServerStdio, MCPServerStreamableHttp, MCPServerSSE) with callToolResult() and listTools()',
+    );
+    expect(checks.retryOnThrow).toMatch(
+      /^RangeError: withToolFailures \(openai-agents\): retryOnThrow is not allowed here/,
+    );
+    expect(checks.sameObject).toBe(true);
+  });
 });
