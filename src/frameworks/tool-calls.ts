@@ -1,0 +1,119 @@
+// One logical tool call of a framework client, for adapters that reach the framework's own
+// `tools/call` (Agents' `callToolResult`, the SDK client inside Mastra's connections): the one
+// retry engine around it, then the model note in the result's content.
+import type { ToolRetry, ToolRetryClient } from '../retry/with-tool-retry.js';
+import { isRecord, ownData } from '../shared/safe.js';
+import { withToolFailureNote } from '../tool-failure/model-note.js';
+import { failedCallNote, type FrameworkAdapterOptions } from './core.js';
+
+/** One `tools/call` as the framework sends it: its params and its request options. */
+export type SendToolCall = (
+  params: ToolCallParams,
+  options: Record<string, unknown> | undefined,
+) => Promise<unknown>;
+
+/** The `tools/call` params the adapters pass on. */
+export interface ToolCallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+/** One logical call's own state, carried to the engine's client beside the request options. */
+interface CallState {
+  send: SendToolCall;
+  options: Record<string, unknown> | undefined;
+  /** The last result the server answered with, in this logical call. */
+  last?: unknown;
+}
+
+/** The key under which the call's state rides in the options the engine passes through. */
+const CALL_STATE: unique symbol = Symbol('omcp.frameworks.call');
+
+type CarriedOptions = Record<string, unknown> & { [CALL_STATE]: CallState };
+
+/**
+ * The tool calls of one framework client (an MCP server connection the framework owns): each
+ * goes through the package's one retry engine, with one lifetime per wrapped client, and then
+ * gets the model note when asked. The framework's own call is kept: the engine's client is a
+ * `{ callTool }` shim that sends through it.
+ */
+export class FrameworkToolCalls {
+  private readonly retrying: ToolRetryClient<{ callTool: typeof shimCall }> | undefined;
+  private readonly modelNote: boolean;
+
+  /**
+   * `engine` is the wrapped client's (from `retryEngineOf`), `undefined` for no retries;
+   * `listTools` lists the framework client's tools, for the engine's `idempotentHint` lookup.
+   */
+  constructor(
+    engine: ToolRetry | undefined,
+    options: FrameworkAdapterOptions | undefined,
+    listTools: (params?: { cursor?: string }) => Promise<unknown>,
+  ) {
+    this.modelNote = options?.modelNote === true;
+    this.retrying = engine?.wrap({ callTool: shimCall, listTools });
+  }
+
+  /**
+   * One logical call. A thrown error after a retry has begun ends the call with the failure
+   * the server last answered (the engine records the error): a framework's own
+   * reconnect-and-retry, which follows thrown errors, then never stacks on this one.
+   */
+  async call(
+    params: ToolCallParams,
+    options: Record<string, unknown> | undefined,
+    send: SendToolCall,
+  ): Promise<unknown> {
+    const result = await this.retried(params, options, send);
+    return this.modelNote ? withNoteInContent(result) : result;
+  }
+
+  private async retried(
+    params: ToolCallParams,
+    options: Record<string, unknown> | undefined,
+    send: SendToolCall,
+  ): Promise<unknown> {
+    if (this.retrying === undefined) return send(params, options);
+    const state: CallState = { send, options };
+    const carried: CarriedOptions = { ...options, [CALL_STATE]: state };
+    try {
+      return await this.retrying.callTool(params, carried);
+    } catch (error) {
+      const signal = options?.signal as AbortSignal | undefined;
+      if (state.last === undefined || signal?.aborted === true) throw error;
+      return state.last;
+    }
+  }
+}
+
+/** The engine's client: sends one attempt through the framework's own call. */
+function shimCall(params: ToolCallParams, carried: CarriedOptions): Promise<unknown> {
+  const state = carried[CALL_STATE];
+  return state.send(params, state.options).then((result) => {
+    state.last = result;
+    return result;
+  });
+}
+
+/**
+ * A copy of `result` whose `content` carries the note: appended to its last text block, or
+ * as a text block of its own when there is none. The result itself unless it is a failed call
+ * with a valid failure object. Content blocks other than that one are kept as they are.
+ */
+export function withNoteInContent(result: unknown): unknown {
+  const note = failedCallNote(result);
+  if (note === undefined || !isRecord(result)) return result;
+  const content = ownData(result, 'content');
+  const blocks: unknown[] = Array.isArray(content) ? [...(content as unknown[])] : [];
+  let at = -1;
+  blocks.forEach((block, i) => {
+    if (isRecord(block) && ownData(block, 'type') === 'text') at = i;
+  });
+  const last = at === -1 ? undefined : (blocks[at] as Record<string, unknown>);
+  const text = last === undefined ? undefined : ownData(last, 'text');
+  if (last !== undefined && typeof text === 'string')
+    blocks[at] = { ...last, text: withToolFailureNote(text, result) };
+  else blocks.push({ type: 'text', text: note });
+  return { ...result, content: blocks };
+}

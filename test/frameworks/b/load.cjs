@@ -1,0 +1,8 @@
+// Requires the adapter named by the first argument; prints the error's name and message, or
+// "imported" when the require went through.
+try {
+  require(`@omcp/instrumentation-mcp/frameworks/${process.argv[2]}`);
+  console.log('imported');
+} catch (e) {
+  console.log(`${e.name}: ${e.message}`);
+}

@@ -1,0 +1,204 @@
+/**
+ * The OpenAI Agents JS adapter in a real install: @openai/agents-core 0.20.0 and the MCP SDK
+ * 2.4.0 from test/fixtures/openai-agents/ (npm ci), this package from its packed tarball. The
+ * app (test/frameworks/b/agents-app.mjs) runs the framework's Runner with a scripted model (its
+ * own `Model` interface) against an MCP server on stdio, under the register entry; the test
+ * reads what the Runner put in the model's next input, the output item's customData, the calls
+ * the server received and the spans both processes exported. @openai/agents-core needs Node.js
+ * 22 (its openai dependency says so): it runs on 22 and 24, installed once with 22's npm.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runtimes, type Runtime } from '../helpers/runtimes.js';
+import {
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '../helpers/otlp-receiver.js';
+import { pack } from '../packaging/install.js';
+import {
+  docsRegion,
+  frameworkProject,
+  frameworksDocBlocks,
+  linesByTool,
+  loadAdapter,
+  missingFrameworkLine,
+  runApp,
+  serverCalls,
+  wrapChecks,
+} from './helpers-b.js';
+
+interface AppLine {
+  tool: string;
+  modelTurns: number;
+  modelSaw: Array<{ type: string; text: string }>;
+  customData?: { toolFailure?: Record<string, unknown> };
+  finalOutput: string;
+}
+
+const CLIENT = 3;
+const SERVER = 2;
+const TOOLS = ['lookup_invoice', 'refund_invoice', 'always_busy', 'find_customer'];
+const supported = runtimes().filter((r) => r.major >= 22);
+
+let project: string;
+let receiver: OtlpReceiver;
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  project = await frameworkProject('openai-agents', supported[0]!, pack());
+}, 600_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  if (project !== undefined) rmSync(project, { recursive: true, force: true });
+}, 120_000);
+
+describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Runtime]))(
+  'OpenAI Agents JS adapter on Node.js %i',
+  (major, runtime) => {
+    let lines: Map<string, AppLine>;
+    let calls: ReturnType<typeof serverCalls>;
+    let spans: ReceivedSpan[];
+
+    beforeAll(async () => {
+      const callsFile = join(project, `calls-agents-${major}.jsonl`);
+      const service = `agents-${major}`;
+      const result = await runApp(runtime, project, 'agents-app.mjs', TOOLS, {
+        CALLS_FILE: callsFile,
+        OTEL_SERVICE_NAME: service,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      lines = linesByTool<AppLine>(result.stdout);
+      calls = serverCalls(callsFile);
+      // The server process exports under the same service name (it inherits the env).
+      await receiver.waitFor(
+        (all) => all.filter((s) => s.serviceName === service && s.kind === SERVER).length >= 7,
+      );
+      spans = receiver.spans.filter((s) => s.serviceName === service);
+    }, 180_000);
+
+    const callsOf = (tool: string) => calls.filter((c) => c.tool === tool);
+    const textSeen = (tool: string) =>
+      lines
+        .get(tool)!
+        .modelSaw.map((b) => b.text)
+        .join('\n');
+
+    it('retries a transient reliability failure before the model’s next turn, not before retryNotBefore', () => {
+      const [first, second, ...more] = callsOf('lookup_invoice');
+      expect(more).toEqual([]);
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(300);
+      const line = lines.get('lookup_invoice')!;
+      // The model's second turn is the next input after the tool call: it holds the answer.
+      expect(line.modelTurns).toBe(2);
+      expect(textSeen('lookup_invoice')).toBe('Invoice 42: paid');
+      expect(line.customData).toBeUndefined();
+    });
+
+    it('hands a governance failure on at once, with the reference and the guidance in the model’s next input', () => {
+      expect(callsOf('refund_invoice')).toHaveLength(1);
+      const failure = lines.get('refund_invoice')!.customData!.toolFailure!;
+      expect(failure).toMatchObject({ class: 'governance', code: 'approval_required' });
+      expect(textSeen('refund_invoice')).toBe(
+        [
+          'Refunds need approval',
+          '',
+          '[tool failure]',
+          'class: governance',
+          'code: approval_required',
+          'retry: no',
+          'guidance: A refund needs a manager to approve it; ask the person to request approval.',
+          `reference: ${String(failure.correlationId)} (quote this when reporting the problem)`,
+        ].join('\n'),
+      );
+    });
+
+    it('never retries a capability failure', () => {
+      expect(callsOf('find_customer')).toHaveLength(1);
+      expect(textSeen('find_customer')).toContain('class: capability\ncode: resource_not_found');
+    });
+
+    it('makes at most maxAttempts (3) tools/call requests for one call, then the model gets the failure', () => {
+      expect(callsOf('always_busy').map((c) => c.n)).toEqual([1, 2, 3]);
+      const line = lines.get('always_busy')!;
+      expect(line.modelTurns).toBe(2);
+      expect(textSeen('always_busy')).toContain(
+        'class: reliability\ncode: upstream_unavailable\nretry: yes',
+      );
+    });
+
+    it('keeps the failure object reachable in the output item’s customData, its correlationId the server span’s trace', () => {
+      const failure = lines.get('find_customer')!.customData!.toolFailure!;
+      expect(failure).toEqual({
+        class: 'capability',
+        code: 'resource_not_found',
+        correlationId: expect.stringMatching(/^[0-9a-f]{32}$/),
+        agentGuidance: 'No such customer; ask the person for the customer number.',
+      });
+      const server = spans.find((s) => s.kind === SERVER && s.name === 'tools/call find_customer');
+      expect(server?.traceId).toBe(failure.correlationId);
+    });
+
+    it('makes one trace from the app’s span through the Runner’s client spans to the server’s spans', () => {
+      const turn = spans.find((s) => s.name === 'turn lookup_invoice')!;
+      const trace = spans.filter((s) => s.traceId === turn.traceId);
+      const clients = trace.filter(
+        (s) => s.kind === CLIENT && s.name === 'tools/call lookup_invoice',
+      );
+      const servers = trace.filter(
+        (s) => s.kind === SERVER && s.name === 'tools/call lookup_invoice',
+      );
+      expect(clients).toHaveLength(2);
+      expect(servers).toHaveLength(2);
+      const clientIds = new Set(clients.map((s) => s.spanId));
+      for (const server of servers) expect(clientIds.has(server.parentSpanId!)).toBe(true);
+      // What the server received carried the same trace.
+      for (const call of callsOf('lookup_invoice'))
+        expect(call.traceparent).toContain(turn.traceId);
+    });
+  },
+);
+
+describe('docs/frameworks.md, OpenAI Agents JS', () => {
+  it('shows the lines the app runs', () => {
+    expect(frameworksDocBlocks().join('\n')).toContain(
+      docsRegion('agents-app.mjs', 'openai-agents'),
+    );
+  });
+});
+
+describe('the adapters as optional peers', () => {
+  it.each(['load.mjs', 'load.cjs'] as const)(
+    'frameworks/openai-agents loads beside its framework (%s)',
+    async (file) => {
+      const result = await loadAdapter(supported[0]!, project, 'openai-agents', file);
+      expect(result.stdout).toBe('imported\n');
+    },
+  );
+
+  // This project has no @mastra/mcp: the other adapter says so in one line.
+  it.each(['load.mjs', 'load.cjs'] as const)(
+    'frameworks/mastra without @mastra/mcp says so in one line (%s)',
+    async (file) => {
+      const result = await loadAdapter(supported[0]!, project, 'mastra', file);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe(missingFrameworkLine('mastra', '@mastra/mcp'));
+    },
+  );
+});
+
+describe('withToolFailures (frameworks/openai-agents) on bad input', () => {
+  it('refuses an object that is not the framework’s, and a policy with retryOnThrow, at wrap time; wrapping twice changes nothing', async () => {
+    const checks = await wrapChecks(supported[0]!, project, 'openai-agents');
+    expect(checks.notTheFramework).toBe(
+      'TypeError: withToolFailures (openai-agents) expects an MCP server of @openai/agents-core 0.20 (MCPServerStdio, MCPServerStreamableHttp, MCPServerSSE) with callToolResult() and listTools()',
+    );
+    expect(checks.retryOnThrow).toMatch(
+      /^RangeError: withToolFailures \(openai-agents\): retryOnThrow is not allowed here/,
+    );
+    expect(checks.sameObject).toBe(true);
+  });
+});
