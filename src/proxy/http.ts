@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { diag } from '@opentelemetry/api';
 import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -80,6 +81,8 @@ export async function serveStreamableHttp(
       );
   }
   const telemetry = new HttpEndpointMetrics(options.meterProvider);
+  const log =
+    options.log ?? ((line: string): void => diag.warn(`mcp-failure-proxy: ${line}`));
   const { StreamableHTTPServerTransport: Transport } =
     await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
@@ -280,8 +283,10 @@ export async function serveStreamableHttp(
     },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
+        const text = (error instanceof Error ? error.message : String(error)).split('\n', 1)[0];
+        log(`${req.method ?? 'request'} /mcp failed: ${text ?? ''}`);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end(`mcp-failure-proxy: ${error instanceof Error ? error.message : String(error)}`);
+        res.end(`mcp-failure-proxy: ${text ?? ''}`);
       });
     },
   );

@@ -1,9 +1,14 @@
 import { markRelayed } from '../shared/relayed.js';
-import { context, isSpanContextValid, trace } from '@opentelemetry/api';
+import { context, diag, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { getToolAnnotations, rememberToolList } from '../shared/tool-annotations.js';
+import {
+  getToolAnnotations,
+  hasListedAnyTool,
+  hasListedTool,
+  rememberToolList,
+} from '../shared/tool-annotations.js';
 import {
   createToolRetry,
   isCircuitOpenAnswer,
@@ -11,12 +16,21 @@ import {
   type ToolRetryClient,
 } from '../retry/with-tool-retry.js';
 import { toolFailure } from '../tool-failure/build.js';
+import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
+import type { ToolFailureInit } from '../tool-failure/types.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { forwardParams, upstreamFailureInit } from './forward.js';
+import { Downstreams, oneLine, type Downstream } from './downstreams.js';
+import {
+  MAX_RELAYED_DEPTH,
+  forwardParams,
+  nestedBeyond,
+  unrelayableInputInit,
+  upstreamFailureInit,
+} from './forward.js';
 import { loadSdk, type Sdk } from './sdk.js';
 import type { ToolFailureProxy, ToolFailureProxyOptions } from './types.js';
-import { RelayedRpcError, UpstreamError, UpstreamLink } from './upstream.js';
-import { INTERNAL_ERROR } from '../shared/jsonrpc.js';
+import { RelayedRpcError, UnsendableRequest, UpstreamError, UpstreamLink } from './upstream.js';
+import { INTERNAL_ERROR, INVALID_PARAMS } from '../shared/jsonrpc.js';
 
 /** Notifications the downstream `Server` handles itself (initialize, ping are its requests). */
 const LOCAL_NOTIFICATIONS = new Set([
@@ -45,13 +59,14 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     throw new TypeError('createToolFailureProxy: options.upstream must be a function');
   const timeoutMs = positive(options.timeoutMs, 30_000);
   const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000);
-  const servers = new Set<Server>();
+  const log = faultLog(options.log);
+  const downstreams = new Downstreams(log);
   let link: UpstreamLink | undefined;
   /** The upstream as the retry engine calls it; tools/list results relayed are remembered for it. */
   let upstreamClient: UpstreamClient | undefined;
   // One retry engine for the upstream: its budget caps retries across every downstream caller,
   // and its circuits are shared by them too.
-  const retry = upstreamEngine(options, () => upstreamClient?.adapter);
+  const retry = upstreamEngine(options, () => upstreamClient?.adapter, log);
   let sdkLoad: Promise<Sdk> | undefined;
   let closed = false;
 
@@ -65,10 +80,27 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
       options.clientInfo ?? { name: 'mcp-failure-proxy', version: PACKAGE_VERSION },
     );
     upstreamClient ??= upstreamClientOf(link, retry);
-    link.onnotification = (notification) => {
-      for (const server of servers) void server.notification(notification).catch(() => undefined);
-    };
+    link.onnotification = (notification) => downstreams.deliver(notification);
     return { sdk, link };
+  };
+
+  /** The answer to a request the proxy cannot send upstream: the caller's input, said once here. */
+  const unrelayable = (method: string, params: unknown, detail: string): Params => {
+    const tool = toolNameOf(params);
+    if (method !== 'tools/call') {
+      log(`${method}: not relayed, the caller's params ${detail} (${INVALID_PARAMS})`);
+      throw Object.assign(new Error(`mcp-failure-proxy cannot relay the request: ${detail}`), {
+        code: INVALID_PARAMS,
+      });
+    }
+    return ownFailure(method, tool, unrelayableInputInit(tool, detail));
+  };
+
+  /** A failure the proxy answers itself, logged in one line. */
+  const ownFailure = (method: string, tool: string, init: ToolFailureInit): Params => {
+    const result = toolFailure(init);
+    logFailure(log, method, tool, result, init.message ?? '');
+    return result;
   };
 
   const relay = async (
@@ -78,6 +110,9 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     extra: RelayExtra,
     ledger: Map<unknown, unknown>,
   ): Promise<Params> => {
+    // Checked before anything else sees it: the retry engine and its circuits never do.
+    if (nestedBeyond(rawParams, MAX_RELAYED_DEPTH))
+      return unrelayable(method, rawParams, `nest deeper than ${MAX_RELAYED_DEPTH} levels`);
     const proxySpan = trace.getSpanContext(context.active());
     const params = forwardParams(
       rawParams,
@@ -108,22 +143,29 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
             )) as Params)
           : await upstream.request(method, params, requestOptions);
       // The engine's open circuit answered: the proxy's own failure, not a relayed result.
-      if (isCircuitOpenAnswer(result)) return result;
+      if (isCircuitOpenAnswer(result)) {
+        logFailure(log, method, toolNameOf(params), result, 'not sent upstream');
+        return result;
+      }
       if (method === 'tools/list') rememberToolList(client.adapter, result);
       ledger.set(extra.requestId, result);
       // Tell a server-side instrumentation in this process that the result is relayed, not ours.
       return markRelayed(result);
     } catch (error) {
       if (error instanceof RelayedRpcError) throw error;
+      if (error instanceof UnsendableRequest)
+        return unrelayable(method, rawParams, `cannot be sent (${error.message})`);
       if (!(error instanceof UpstreamError)) throw error;
-      if (method !== 'tools/call')
+      if (method !== 'tools/call') {
+        log(`${method}: ${INTERNAL_ERROR} (${error.message})`);
         throw Object.assign(new Error(`mcp-failure-proxy: ${error.message}`), {
           code: INTERNAL_ERROR,
         });
-      const tool = typeof params?.name === 'string' ? params.name : '';
+      }
+      const tool = toolNameOf(params);
       // correlationId: the trace ID of the proxy's own span for this call (or a random one).
       const idempotent = getToolAnnotations(upstreamClient!.adapter, tool)?.idempotentHint === true;
-      return toolFailure(upstreamFailureInit(error.problem, tool, idempotent));
+      return ownFailure(method, tool, upstreamFailureInit(error.problem, tool, idempotent));
     }
   };
 
@@ -152,25 +194,31 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
       // The Server answers logging/setLevel itself when logging is declared; relay it instead.
       server.removeRequestHandler('logging/setLevel');
       const ledger = new Map<unknown, unknown>();
-      server.fallbackRequestHandler = (request, extra) =>
-        relay(upstream, request.method, request.params, extra as RelayExtra, ledger);
+      const downstream: Downstream = downstreams.add(server);
+      server.fallbackRequestHandler = async (request, extra) => {
+        const end = downstreams.begin(downstream, extra as RelayExtra);
+        try {
+          return await relay(upstream, request.method, request.params, extra as RelayExtra, ledger);
+        } finally {
+          end();
+        }
+      };
       server.fallbackNotificationHandler = async (notification) => {
         if (LOCAL_NOTIFICATIONS.has(notification.method)) return;
         await upstream.notify(notification as { method: string; params?: Params });
       };
-      relayResultsVerbatim(transport, ledger);
+      relayResultsVerbatim(transport, ledger, log);
       server.onclose = () => {
-        servers.delete(server);
+        downstreams.remove(downstream);
         ledger.clear();
       };
-      servers.add(server);
+      server.onerror = (error) => log(`downstream connection: ${firstLine(error)}`);
       await server.connect(transport);
     },
 
     async close(): Promise<void> {
       closed = true;
-      await Promise.all([...servers].map((s) => s.close().catch(() => undefined)));
-      servers.clear();
+      await Promise.all(downstreams.servers().map((s) => s.close().catch(() => undefined)));
       await link?.close();
     },
   };
@@ -181,7 +229,11 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
  * the downstream server (an instrumentation that adds failure objects, a schema) has seen it:
  * installed before the server connects, this wrapper sits closest to the wire.
  */
-function relayResultsVerbatim(transport: Transport, ledger: Map<unknown, unknown>): void {
+function relayResultsVerbatim(
+  transport: Transport,
+  ledger: Map<unknown, unknown>,
+  log: (line: string) => void,
+): void {
   const send = transport.send.bind(transport);
   transport.send = (message: JSONRPCMessage, sendOptions?: Parameters<Transport['send']>[1]) => {
     let outgoing = message;
@@ -191,8 +243,62 @@ function relayResultsVerbatim(transport: Transport, ledger: Map<unknown, unknown
     } else if ('id' in message && 'error' in message) {
       ledger.delete(message.id);
     }
-    return send(outgoing, sendOptions);
+    const sent = send(outgoing, sendOptions);
+    if (!('id' in outgoing && 'result' in outgoing)) return sent;
+    // A result the transport cannot write (the upstream's, nested too deep to serialise) would
+    // leave the caller waiting: it gets an error naming the upstream's answer instead.
+    return sent.catch((error: unknown) => {
+      if (!(error instanceof RangeError)) throw error;
+      const detail = `the upstream's result cannot be sent on (${firstLine(error)})`;
+      log(`response ${oneLine(String(outgoing.id))}: ${INTERNAL_ERROR} (${detail})`);
+      return send(
+        {
+          jsonrpc: '2.0',
+          id: outgoing.id,
+          error: { code: INTERNAL_ERROR, message: `mcp-failure-proxy: ${detail}` },
+        },
+        sendOptions,
+      );
+    });
   };
+}
+
+/** Where the proxy's faults go: the `log` option, else the OpenTelemetry diagnostic logger. */
+function faultLog(given: ((line: string) => void) | undefined): (line: string) => void {
+  if (given === undefined) return (line) => diag.warn(`mcp-failure-proxy: ${line}`);
+  return (line) => {
+    try {
+      given(line);
+    } catch {
+      // A broken logger must not break the relay.
+    }
+  };
+}
+
+/** One line for a failure the proxy answered itself: method, tool, class/code, why, correlationId. */
+function logFailure(
+  log: (line: string) => void,
+  method: string,
+  tool: string,
+  result: Params,
+  why: string,
+): void {
+  const failure = (result._meta as Params | undefined)?.[TOOL_FAILURE_META_KEY] as
+    | { class?: unknown; code?: unknown; correlationId?: unknown }
+    | undefined;
+  log(
+    `${method} ${oneLine(tool)}: ${String(failure?.class)}/${String(failure?.code)} (${why.split('\n', 1)[0] ?? ''}); correlationId ${String(failure?.correlationId)}`,
+  );
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (text.split('\n', 1)[0] ?? '').slice(0, 300);
+}
+
+function toolNameOf(params: unknown): string {
+  const name = (params as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' ? name : '';
 }
 
 function positive(value: number | undefined, fallback: number): number {
@@ -218,6 +324,7 @@ type RequestOptions = { signal: AbortSignal; onprogress?: (p: Params) => void };
 function upstreamEngine(
   options: ToolFailureProxyOptions,
   adapter: () => object | undefined,
+  log: (line: string) => void,
 ): ToolRetry | undefined {
   const policy =
     options.retry === undefined || options.retry === false
@@ -226,17 +333,46 @@ function upstreamEngine(
         ? {}
         : options.retry;
   const circuitBreaker = options.circuitBreaker ?? policy?.circuitBreaker ?? false;
-  if (policy !== undefined) return createToolRetry({ ...policy, circuitBreaker });
+  const circuitTools = listedTools(adapter, policy?.circuitTools, log);
+  if (policy !== undefined) return createToolRetry({ ...policy, circuitBreaker, circuitTools });
   if (circuitBreaker === false) return undefined;
   return createToolRetry({
     maxAttempts: 1,
     retryBudget: false,
     circuitBreaker,
+    circuitTools,
     getToolAnnotations: (name) => {
       const client = adapter();
       return client === undefined ? undefined : getToolAnnotations(client, name);
     },
   });
+}
+
+/**
+ * Circuits only for tools the upstream has listed (in a `tools/list` the proxy relayed, or the
+ * engine's own walk), so a caller inventing names opens no circuit and evicts none. A call before
+ * any listing has no circuit, and that is said once.
+ */
+function listedTools(
+  adapter: () => object | undefined,
+  also: ((name: string) => boolean) | undefined,
+  log: (line: string) => void,
+): (name: string) => boolean {
+  let said = false;
+  return (name) => {
+    const client = adapter();
+    if (client === undefined) return false;
+    if (!hasListedTool(client, name)) {
+      if (!said && !hasListedAnyTool(client)) {
+        said = true;
+        log(
+          'circuit breaker: no tools/list has been relayed yet, so calls have no circuit until a client lists the tools (said once)',
+        );
+      }
+      return false;
+    }
+    return also === undefined || also(name);
+  };
 }
 
 function upstreamClientOf(link: UpstreamLink, retry: ToolRetry | undefined): UpstreamClient {
