@@ -8,6 +8,7 @@ import {
   hasListedAnyTool,
   hasListedTool,
   rememberToolList,
+  retryHintsOf,
 } from '../shared/tool-annotations.js';
 import {
   createToolRetry,
@@ -18,6 +19,7 @@ import {
 import { toolFailure } from '../tool-failure/build.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import type { ToolFailureInit } from '../tool-failure/types.js';
+import type { ToolRetryPolicy } from '../retry/types.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { Downstreams, oneLine, type Downstream } from './downstreams.js';
 import {
@@ -66,7 +68,30 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
   let upstreamClient: UpstreamClient | undefined;
   // One retry engine for the upstream: its budget caps retries across every downstream caller,
   // and its circuits are shared by them too.
-  const retry = upstreamEngine(options, () => upstreamClient?.adapter, log);
+  const retry = upstreamEngine(options, () => upstreamClient?.adapter);
+  const breaking = circuitBreakerOf(options) !== false;
+  let saidNoList = false;
+  /**
+   * Before the first call of a tool not listed yet, with a breaker: the upstream's tools, walked
+   * once (every page) so that its circuits are keyed by the tools it has. A failed walk leaves
+   * the call without a circuit, said once; a later call walks again.
+   */
+  const knowTools = async (client: UpstreamClient, tool: string): Promise<void> => {
+    if (!breaking || hasListedTool(client.adapter, tool)) return;
+    try {
+      await retryHintsOf(client.adapter, tool, (cursor) =>
+        client.adapter.listTools(cursor === undefined ? undefined : { cursor }),
+      );
+    } catch {
+      // retryHintsOf forgets a failed walk itself; hasListedTool below says what is known.
+    }
+    if (!saidNoList && !hasListedAnyTool(client.adapter)) {
+      saidNoList = true;
+      log(
+        'circuit breaker: the upstream listed no tools, so calls have no circuit until a tools/list answers (said once)',
+      );
+    }
+  };
   let sdkLoad: Promise<Sdk> | undefined;
   let closed = false;
 
@@ -135,6 +160,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     };
     try {
       const client = upstreamClient!;
+      if (method === 'tools/call') await knowTools(client, toolNameOf(params));
       const result =
         method === 'tools/call' && client.retrying !== undefined
           ? ((await client.retrying.callTool(
@@ -212,7 +238,6 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
         downstreams.remove(downstream);
         ledger.clear();
       };
-      server.onerror = (error) => log(`downstream connection: ${firstLine(error)}`);
       await server.connect(transport);
     },
 
@@ -324,16 +349,10 @@ type RequestOptions = { signal: AbortSignal; onprogress?: (p: Params) => void };
 function upstreamEngine(
   options: ToolFailureProxyOptions,
   adapter: () => object | undefined,
-  log: (line: string) => void,
 ): ToolRetry | undefined {
-  const policy =
-    options.retry === undefined || options.retry === false
-      ? undefined
-      : options.retry === true
-        ? {}
-        : options.retry;
-  const circuitBreaker = options.circuitBreaker ?? policy?.circuitBreaker ?? false;
-  const circuitTools = listedTools(adapter, policy?.circuitTools, log);
+  const policy = policyOf(options);
+  const circuitBreaker = circuitBreakerOf(options);
+  const circuitTools = listedTools(adapter, policy?.circuitTools);
   if (policy !== undefined) return createToolRetry({ ...policy, circuitBreaker, circuitTools });
   if (circuitBreaker === false) return undefined;
   return createToolRetry({
@@ -348,29 +367,28 @@ function upstreamEngine(
   });
 }
 
+function policyOf(options: ToolFailureProxyOptions): ToolRetryPolicy | undefined {
+  if (options.retry === undefined || options.retry === false) return undefined;
+  return options.retry === true ? {} : options.retry;
+}
+
+/** The breaker in force: `circuitBreaker`, else the `retry` policy's. */
+function circuitBreakerOf(options: ToolFailureProxyOptions): ToolRetryPolicy['circuitBreaker'] {
+  return options.circuitBreaker ?? policyOf(options)?.circuitBreaker ?? false;
+}
+
 /**
- * Circuits only for tools the upstream has listed (in a `tools/list` the proxy relayed, or the
- * engine's own walk), so a caller inventing names opens no circuit and evicts none. A call before
- * any listing has no circuit, and that is said once.
+ * Circuits only for tools the upstream has listed (in a `tools/list` the proxy relayed, or its
+ * own walk before a call of a tool not listed yet), so a caller inventing names opens no circuit
+ * and evicts none.
  */
 function listedTools(
   adapter: () => object | undefined,
   also: ((name: string) => boolean) | undefined,
-  log: (line: string) => void,
 ): (name: string) => boolean {
-  let said = false;
   return (name) => {
     const client = adapter();
-    if (client === undefined) return false;
-    if (!hasListedTool(client, name)) {
-      if (!said && !hasListedAnyTool(client)) {
-        said = true;
-        log(
-          'circuit breaker: no tools/list has been relayed yet, so calls have no circuit until a client lists the tools (said once)',
-        );
-      }
-      return false;
-    }
+    if (client === undefined || !hasListedTool(client, name)) return false;
     return also === undefined || also(name);
   };
 }

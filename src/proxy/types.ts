@@ -41,7 +41,7 @@ export interface ToolFailureProxyOptions {
   clientInfo?: { name: string; version: string };
   /**
    * Where the proxy reports each fault it answers itself (an upstream that could not answer,
-   * input it cannot relay, an open circuit, a downstream connection error), one line each,
+   * input it cannot relay, an open circuit, a result it cannot send on), one line each,
    * without arguments or secrets; a throwing logger is ignored. The CLI writes them to stderr.
    * @default the OpenTelemetry diagnostic logger (`diag.warn`)
    */
