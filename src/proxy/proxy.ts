@@ -173,6 +173,12 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
         logFailure(log, method, toolNameOf(params), result, 'not sent upstream');
         return result;
       }
+      // A result no transport could write on (JSON.stringify would overflow): the upstream's fault.
+      if (nestedBeyond(result, MAX_RELAYED_DEPTH))
+        throw new UpstreamError({
+          kind: 'malformed',
+          detail: `the result nests deeper than ${MAX_RELAYED_DEPTH} levels`,
+        });
       if (method === 'tools/list') rememberToolList(client.adapter, result);
       ledger.set(extra.requestId, result);
       // Tell a server-side instrumentation in this process that the result is relayed, not ours.
@@ -233,7 +239,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
         if (LOCAL_NOTIFICATIONS.has(notification.method)) return;
         await upstream.notify(notification as { method: string; params?: Params });
       };
-      relayResultsVerbatim(transport, ledger, log);
+      relayResultsVerbatim(transport, ledger);
       server.onclose = () => {
         downstreams.remove(downstream);
         ledger.clear();
@@ -254,11 +260,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
  * the downstream server (an instrumentation that adds failure objects, a schema) has seen it:
  * installed before the server connects, this wrapper sits closest to the wire.
  */
-function relayResultsVerbatim(
-  transport: Transport,
-  ledger: Map<unknown, unknown>,
-  log: (line: string) => void,
-): void {
+function relayResultsVerbatim(transport: Transport, ledger: Map<unknown, unknown>): void {
   const send = transport.send.bind(transport);
   transport.send = (message: JSONRPCMessage, sendOptions?: Parameters<Transport['send']>[1]) => {
     let outgoing = message;
@@ -268,23 +270,7 @@ function relayResultsVerbatim(
     } else if ('id' in message && 'error' in message) {
       ledger.delete(message.id);
     }
-    const sent = send(outgoing, sendOptions);
-    if (!('id' in outgoing && 'result' in outgoing)) return sent;
-    // A result the transport cannot write (the upstream's, nested too deep to serialise) would
-    // leave the caller waiting: it gets an error naming the upstream's answer instead.
-    return sent.catch((error: unknown) => {
-      if (!(error instanceof RangeError)) throw error;
-      const detail = `the upstream's result cannot be sent on (${firstLine(error)})`;
-      log(`response ${oneLine(String(outgoing.id))}: ${INTERNAL_ERROR} (${detail})`);
-      return send(
-        {
-          jsonrpc: '2.0',
-          id: outgoing.id,
-          error: { code: INTERNAL_ERROR, message: `mcp-failure-proxy: ${detail}` },
-        },
-        sendOptions,
-      );
-    });
+    return send(outgoing, sendOptions);
   };
 }
 

@@ -201,6 +201,30 @@ describe('attacks on the HTTP gateway', () => {
     expect(messagesOf(await post(url, callMessage(7, 'fast'), { 'mcp-session-id': sid }))[0]?.id).toBe(7);
   });
 
+  it('D3: an upstream result too deep to send on is the upstream’s malformed response, not a caller left waiting', async () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 5000; i++) deep = [deep];
+    upstream = scriptedUpstream(() => ({ result: { content: [], structuredContent: { deep } } }));
+    const lines: string[] = [];
+    proxy = createToolFailureProxy({
+      upstream: upstream.factory,
+      timeoutMs: 800,
+      log: (l) => lines.push(l),
+    });
+    endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0);
+    const sid = await session(endpoint.url);
+    const answer = await post(endpoint.url, callMessage(5, 'deep'), { 'mcp-session-id': sid });
+    const [message] = messagesOf(answer);
+    expect(message?.id).toBe(5);
+    expect((message?.result?._meta as Meta)[KEY]).toMatchObject({
+      class: 'reliability',
+      code: 'malformed_response',
+    });
+    expect(lines).toEqual([
+      expect.stringMatching(/^tools\/call "deep": reliability\/malformed_response \(.*nests deeper than 1000 levels\)/),
+    ]);
+  });
+
   it('Connection: close is honoured on an SSE answer: the header says so and the proxy closes the connection', async () => {
     const url = await start();
     const sid = await session(url);
