@@ -45,7 +45,8 @@ export type Route =
 export function routeOf(method: string, downstreams: ReadonlySet<Downstream>): Route {
   if (SERVER_WIDE.has(method)) return { to: 'all' };
   const busy = [...downstreams].filter((d) => d.active.size > 0);
-  const owner = busy.length === 1 ? busy[0] : downstreams.size === 1 ? first(downstreams) : undefined;
+  const owner =
+    busy.length === 1 ? busy[0] : downstreams.size === 1 ? first(downstreams) : undefined;
   if (owner === undefined) return { to: 'nowhere', busy: busy.length };
   if (owner.active.size === 1) {
     const request = first(owner.active);
@@ -113,6 +114,12 @@ export class Downstreams {
         );
     }
   }
+}
+
+/** Text from the wire as part of one log line: its first line, printable ASCII, at most 300 characters. */
+export function plain(text: string): string {
+  const first = text.split('\n', 1)[0] ?? '';
+  return first.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
 }
 
 /** A name from the wire, safe for one log line. */

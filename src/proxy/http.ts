@@ -81,8 +81,7 @@ export async function serveStreamableHttp(
       );
   }
   const telemetry = new HttpEndpointMetrics(options.meterProvider);
-  const log =
-    options.log ?? ((line: string): void => diag.warn(`mcp-failure-proxy: ${line}`));
+  const log = options.log ?? ((line: string): void => diag.warn(`mcp-failure-proxy: ${line}`));
   const { StreamableHTTPServerTransport: Transport } =
     await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
@@ -120,7 +119,11 @@ export async function serveStreamableHttp(
   };
 
   /** Holds one request against the in-flight counts (a POST) and its session until its response closes. */
-  const track = (res: ServerResponse, session: Session | undefined, post: boolean): Hold | undefined => {
+  const track = (
+    res: ServerResponse,
+    session: Session | undefined,
+    post: boolean,
+  ): Hold | undefined => {
     const hold = post ? inFlight.hold(session) : undefined;
     if (session !== undefined) {
       session.open += 1;

@@ -1,6 +1,5 @@
 import { markRelayed } from '../shared/relayed.js';
-import { context, diag, isSpanContextValid, trace } from '@opentelemetry/api';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -16,23 +15,15 @@ import {
   type ToolRetry,
   type ToolRetryClient,
 } from '../retry/with-tool-retry.js';
-import { toolFailure } from '../tool-failure/build.js';
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
-import type { ToolFailureInit } from '../tool-failure/types.js';
 import type { ToolRetryPolicy } from '../retry/types.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { Downstreams, oneLine, type Downstream } from './downstreams.js';
-import {
-  MAX_RELAYED_DEPTH,
-  forwardParams,
-  nestedBeyond,
-  unrelayableInputInit,
-  upstreamFailureInit,
-} from './forward.js';
+import { Downstreams, plain, type Downstream } from './downstreams.js';
+import { faultLog, logFailure, ownFailure, toolNameOf, unrelayable } from './faults.js';
+import { MAX_RELAYED_DEPTH, forwardParams, nestedBeyond, upstreamFailureInit } from './forward.js';
 import { loadSdk, type Sdk } from './sdk.js';
 import type { ToolFailureProxy, ToolFailureProxyOptions } from './types.js';
 import { RelayedRpcError, UnsendableRequest, UpstreamError, UpstreamLink } from './upstream.js';
-import { INTERNAL_ERROR, INVALID_PARAMS } from '../shared/jsonrpc.js';
+import { INTERNAL_ERROR } from '../shared/jsonrpc.js';
 
 /** Notifications the downstream `Server` handles itself (initialize, ping are its requests). */
 const LOCAL_NOTIFICATIONS = new Set([
@@ -69,29 +60,8 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
   // One retry engine for the upstream: its budget caps retries across every downstream caller,
   // and its circuits are shared by them too.
   const retry = upstreamEngine(options, () => upstreamClient?.adapter);
-  const breaking = circuitBreakerOf(options) !== false;
-  let saidNoList = false;
-  /**
-   * Before the first call of a tool not listed yet, with a breaker: the upstream's tools, walked
-   * once (every page) so that its circuits are keyed by the tools it has. A failed walk leaves
-   * the call without a circuit, said once; a later call walks again.
-   */
-  const knowTools = async (client: UpstreamClient, tool: string): Promise<void> => {
-    if (!breaking || hasListedTool(client.adapter, tool)) return;
-    try {
-      await retryHintsOf(client.adapter, tool, (cursor) =>
-        client.adapter.listTools(cursor === undefined ? undefined : { cursor }),
-      );
-    } catch {
-      // retryHintsOf forgets a failed walk itself; hasListedTool below says what is known.
-    }
-    if (!saidNoList && !hasListedAnyTool(client.adapter)) {
-      saidNoList = true;
-      log(
-        'circuit breaker: the upstream listed no tools, so calls have no circuit until a tools/list answers (said once)',
-      );
-    }
-  };
+  // With a breaker, circuits are keyed by the upstream's tools: walked before an unlisted call.
+  const knowTools = circuitBreakerOf(options) === false ? undefined : toolListWalker(log);
   let sdkLoad: Promise<Sdk> | undefined;
   let closed = false;
 
@@ -109,25 +79,6 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     return { sdk, link };
   };
 
-  /** The answer to a request the proxy cannot send upstream: the caller's input, said once here. */
-  const unrelayable = (method: string, params: unknown, detail: string): Params => {
-    const tool = toolNameOf(params);
-    if (method !== 'tools/call') {
-      log(`${method}: not relayed, the caller's params ${detail} (${INVALID_PARAMS})`);
-      throw Object.assign(new Error(`mcp-failure-proxy cannot relay the request: ${detail}`), {
-        code: INVALID_PARAMS,
-      });
-    }
-    return ownFailure(method, tool, unrelayableInputInit(tool, detail));
-  };
-
-  /** A failure the proxy answers itself, logged in one line. */
-  const ownFailure = (method: string, tool: string, init: ToolFailureInit): Params => {
-    const result = toolFailure(init);
-    logFailure(log, method, tool, result, init.message ?? '');
-    return result;
-  };
-
   const relay = async (
     upstream: UpstreamLink,
     method: string,
@@ -137,7 +88,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
   ): Promise<Params> => {
     // Checked before anything else sees it: the retry engine and its circuits never do.
     if (nestedBeyond(rawParams, MAX_RELAYED_DEPTH))
-      return unrelayable(method, rawParams, `nest deeper than ${MAX_RELAYED_DEPTH} levels`);
+      return unrelayable(log, method, rawParams, `nest deeper than ${MAX_RELAYED_DEPTH} levels`);
     const proxySpan = trace.getSpanContext(context.active());
     const params = forwardParams(
       rawParams,
@@ -160,7 +111,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     };
     try {
       const client = upstreamClient!;
-      if (method === 'tools/call') await knowTools(client, toolNameOf(params));
+      if (method === 'tools/call') await knowTools?.(client.adapter, toolNameOf(params));
       const result =
         method === 'tools/call' && client.retrying !== undefined
           ? ((await client.retrying.callTool(
@@ -186,10 +137,10 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     } catch (error) {
       if (error instanceof RelayedRpcError) throw error;
       if (error instanceof UnsendableRequest)
-        return unrelayable(method, rawParams, `cannot be sent (${error.message})`);
+        return unrelayable(log, method, rawParams, `cannot be sent (${error.message})`);
       if (!(error instanceof UpstreamError)) throw error;
       if (method !== 'tools/call') {
-        log(`${method}: ${INTERNAL_ERROR} (${error.message})`);
+        log(`${plain(method)}: ${INTERNAL_ERROR} (${error.message})`);
         throw Object.assign(new Error(`mcp-failure-proxy: ${error.message}`), {
           code: INTERNAL_ERROR,
         });
@@ -197,7 +148,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
       const tool = toolNameOf(params);
       // correlationId: the trace ID of the proxy's own span for this call (or a random one).
       const idempotent = getToolAnnotations(upstreamClient!.adapter, tool)?.idempotentHint === true;
-      return ownFailure(method, tool, upstreamFailureInit(error.problem, tool, idempotent));
+      return ownFailure(log, method, tool, upstreamFailureInit(error.problem, tool, idempotent));
     }
   };
 
@@ -274,48 +225,6 @@ function relayResultsVerbatim(transport: Transport, ledger: Map<unknown, unknown
   };
 }
 
-/** Where the proxy's faults go: the `log` option, else the OpenTelemetry diagnostic logger. */
-function faultLog(given: ((line: string) => void) | undefined): (line: string) => void {
-  if (given === undefined) return (line) => diag.warn(`mcp-failure-proxy: ${line}`);
-  return (line) => {
-    try {
-      given(line);
-    } catch {
-      // A broken logger must not break the relay.
-    }
-  };
-}
-
-/** One line for a failure the proxy answered itself: method, tool, class/code, why, correlationId. */
-function logFailure(
-  log: (line: string) => void,
-  method: string,
-  tool: string,
-  result: Params,
-  why: string,
-): void {
-  const failure = (result._meta as Params | undefined)?.[TOOL_FAILURE_META_KEY] as
-    | { class?: unknown; code?: unknown; correlationId?: unknown }
-    | undefined;
-  log(
-    `${method} ${oneLine(tool)}: ${String(failure?.class)}/${String(failure?.code)} (${why.split('\n', 1)[0] ?? ''}); correlationId ${String(failure?.correlationId)}`,
-  );
-}
-
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return (text.split('\n', 1)[0] ?? '').slice(0, 300);
-}
-
-function toolNameOf(params: unknown): string {
-  const name = (params as { name?: unknown } | undefined)?.name;
-  return typeof name === 'string' ? name : '';
-}
-
-function positive(value: number | undefined, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
 /** The upstream as a client: what the retry engine wraps, and the key of its tool annotations. */
 interface UpstreamClient {
   adapter: {
@@ -376,6 +285,30 @@ function listedTools(
     const client = adapter();
     if (client === undefined || !hasListedTool(client, name)) return false;
     return also === undefined || also(name);
+  };
+}
+
+/**
+ * Before the first call of a tool not listed yet: the upstream's tools, walked once (every page)
+ * so that its circuits are keyed by the tools it has. A failed walk leaves the call without a
+ * circuit, said once; a later call walks again.
+ */
+function toolListWalker(
+  log: (line: string) => void,
+): (client: UpstreamClient['adapter'], tool: string) => Promise<void> {
+  let said = false;
+  return async (client, tool) => {
+    if (hasListedTool(client, tool)) return;
+    // retryHintsOf walks once per client, and forgets a walk that failed.
+    await retryHintsOf(client, tool, (cursor) =>
+      client.listTools(cursor === undefined ? undefined : { cursor }),
+    ).catch(() => undefined);
+    if (!said && !hasListedAnyTool(client)) {
+      said = true;
+      log(
+        'circuit breaker: the upstream listed no tools, so calls have no circuit until a tools/list answers (said once)',
+      );
+    }
   };
 }
 

@@ -13,7 +13,11 @@ const TOKEN = `tok-${randomUUID()}`;
 
 type Message = {
   id?: unknown;
-  result?: { isError?: boolean; content?: Array<{ text?: string }>; _meta?: Record<string, unknown> };
+  result?: {
+    isError?: boolean;
+    content?: Array<{ text?: string }>;
+    _meta?: Record<string, unknown>;
+  };
   error?: { code: number; message: string };
 };
 
@@ -114,7 +118,15 @@ describe('attacks on the CLI (stdio upstream)', () => {
 
   it('D5: the stdio child never receives the downstream token; the rest of the environment it inherits', async () => {
     cli = startCli(
-      ['--listen', '127.0.0.1:0', '--auth-token-env', 'PROXY_TOKEN', '--', process.execPath, FIXTURE],
+      [
+        '--listen',
+        '127.0.0.1:0',
+        '--auth-token-env',
+        'PROXY_TOKEN',
+        '--',
+        process.execPath,
+        FIXTURE,
+      ],
       { ...baseEnv(), PROXY_TOKEN: TOKEN, ATTACK_VISIBLE: 'inherited' },
     );
     const call = await openSession(await cli.listening);

@@ -86,7 +86,11 @@ describe('attacks on the HTTP gateway', () => {
     const answer = await post(url, INIT);
     expect(answer.status, answer.body).toBe(200);
     const sid = String(answer.headers['mcp-session-id']);
-    await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sid });
+    await post(
+      url,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { 'mcp-session-id': sid },
+    );
     return sid;
   }
 
@@ -116,7 +120,11 @@ describe('attacks on the HTTP gateway', () => {
       'mcp-session-id': sid,
     });
     expect(fits.status).toBe(200);
-    expect(messagesOf(fits).map((m) => m.id).sort()).toEqual([1, 2]);
+    expect(
+      messagesOf(fits)
+        .map((m) => m.id)
+        .sort(),
+    ).toEqual([1, 2]);
   });
 
   it('D2: batches count one slot per request against the free slots of the session and of the endpoint', async () => {
@@ -198,7 +206,9 @@ describe('attacks on the HTTP gateway', () => {
       'duplicate_id',
       [8, 8],
     );
-    expect(messagesOf(await post(url, callMessage(7, 'fast'), { 'mcp-session-id': sid }))[0]?.id).toBe(7);
+    expect(
+      messagesOf(await post(url, callMessage(7, 'fast'), { 'mcp-session-id': sid }))[0]?.id,
+    ).toBe(7);
   });
 
   it('D3: an upstream result too deep to send on is the upstream’s malformed response, not a caller left waiting', async () => {
@@ -221,7 +231,9 @@ describe('attacks on the HTTP gateway', () => {
       code: 'malformed_response',
     });
     expect(lines).toEqual([
-      expect.stringMatching(/^tools\/call "deep": reliability\/malformed_response \(.*nests deeper than 1000 levels\)/),
+      expect.stringMatching(
+        /^tools\/call "deep": reliability\/malformed_response \(.*nests deeper than 1000 levels\)/,
+      ),
     ]);
   });
 
