@@ -225,6 +225,10 @@ function relayResultsVerbatim(transport: Transport, ledger: Map<unknown, unknown
   };
 }
 
+function positive(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
 /** The upstream as a client: what the retry engine wraps, and the key of its tool annotations. */
 interface UpstreamClient {
   adapter: {
