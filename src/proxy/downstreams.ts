@@ -78,10 +78,6 @@ export class Downstreams {
     downstream.active.clear();
   }
 
-  get size(): number {
-    return this.connections.size;
-  }
-
   servers(): Server[] {
     return [...this.connections].map((d) => d.server);
   }
