@@ -88,3 +88,84 @@ export function upstreamFailureInit(
       };
   }
 }
+
+/**
+ * The deepest nesting of arrays and objects the proxy relays. `JSON.stringify`, which every
+ * transport uses to send a message, recurses and overflows the stack near 4,500 levels on Node's
+ * default stack; 1,000 leaves room for the frames below it and is far beyond real arguments.
+ */
+export const MAX_RELAYED_DEPTH = 1000;
+
+/** Whether `value` nests arrays and objects deeper than `max` levels (walked without recursion). */
+export function nestedBeyond(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth + 1 > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * The failure the proxy reports for `tools/call` when it cannot relay the caller's request (too
+ * deep or too large to send): the caller's input, not the upstream; the tool was not called.
+ */
+export function unrelayableInputInit(tool: string, detail: string): ToolFailureInit {
+  return {
+    class: 'capability',
+    code: 'invalid_input',
+    retryable: false,
+    message: `mcp-failure-proxy cannot relay the call of tool "${tool}": ${detail}. The tool was not called.`,
+    agentGuidance: 'The arguments cannot be sent as they are; simplify them before trying again.',
+  };
+}
+
+/** Error codes on a network error (or its causes) that say the request never left the proxy. */
+const NOT_DELIVERED_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * What a request that failed in the upstream transport's `send` says about the upstream, or
+ * `undefined` when it is no transport failure: a connection that could not be made, or a
+ * Streamable HTTP upstream that no longer knows the session (404, it restarted), means the
+ * request was never delivered (`unavailable`); any other network error of the transport
+ * (`fetch failed`, a reset, a closed socket) may have come after delivery (`lost`). `isNetwork`
+ * is the package's rule for what a network error code is.
+ */
+export function transportProblemOf(
+  error: unknown,
+  isNetwork: (code: string) => boolean,
+): UpstreamProblem | undefined {
+  if (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === 404 &&
+    error.message.startsWith('Streamable HTTP error')
+  )
+    return { kind: 'unavailable', detail: `the upstream no longer knows the session (HTTP 404)` };
+  let network = false;
+  let e: unknown = error;
+  for (let depth = 0; depth < 6 && e instanceof Error; depth++, e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code !== 'string') continue;
+    const detail = `${messageLine(error)} (${code})`;
+    if (NOT_DELIVERED_CODES.has(code)) return { kind: 'unavailable', detail };
+    if (isNetwork(code)) network = true;
+  }
+  const fetchFailed = error instanceof TypeError && error.message === 'fetch failed';
+  return network || fetchFailed ? { kind: 'lost', detail: messageLine(error) } : undefined;
+}
+
+function messageLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return (text.split('\n', 1)[0] ?? '').slice(0, 200);
+}

@@ -3,7 +3,7 @@
  * one table, read by the endpoint, its metrics (http-metrics.ts), its tests and docs/proxy.md.
  * Pure data, no dependencies: the checkers' scripted HTTP server answers from it too.
  */
-import { PARSE_ERROR, REQUEST_TIMEOUT, SERVER_ERROR } from '../shared/jsonrpc.js';
+import { INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT, SERVER_ERROR } from '../shared/jsonrpc.js';
 
 /** Bounds of one Streamable HTTP endpoint; every one holds on every request. */
 export interface ProxyHttpLimits {
@@ -150,14 +150,42 @@ export const REFUSALS = Object.freeze({
     code: SERVER_ERROR,
     message: 'Too Many Requests: too many requests in flight; try again later',
   },
+  batch_too_large: {
+    status: 400,
+    code: INVALID_REQUEST,
+    message: 'Bad Request: the batch holds more requests than may be in flight at once',
+  },
+  duplicate_id: {
+    status: 409,
+    code: INVALID_REQUEST,
+    message: 'Conflict: a request with this id is already in flight in this session',
+  },
 } satisfies Record<string, { status: number; retryAfter?: number; code: number; message: string }>);
 
 /** The body of a refusal: a JSON-RPC error without a request id. */
 export function refusalBody(reason: RefusalReason, detail?: string): string {
+  return JSON.stringify(refusalMessage(reason, null, detail));
+}
+
+/**
+ * The body of a refusal of a POST whose messages were read: one JSON-RPC error per request, with
+ * its id (an array for a batch, as JSON-RPC answers a batch), or `id: null` when it held none.
+ */
+export function refusalOfMessages(
+  reason: RefusalReason,
+  ids: ReadonlyArray<string | number>,
+  batch: boolean,
+): string {
+  if (ids.length === 0) return refusalBody(reason);
+  const messages = ids.map((id) => refusalMessage(reason, id));
+  return JSON.stringify(batch ? messages : messages[0]);
+}
+
+function refusalMessage(reason: RefusalReason, id: string | number | null, detail?: string) {
   const { code, message } = REFUSALS[reason];
-  return JSON.stringify({
+  return {
     jsonrpc: '2.0',
-    id: null,
+    id,
     error: { code, message: detail === undefined ? message : `${message}: ${detail}` },
-  });
+  };
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { diag } from '@opentelemetry/api';
 import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isRecord } from '../shared/safe.js';
 import {
   ProxyHttpConfigError,
   checkHttpConfig,
@@ -19,9 +19,11 @@ export {
 export type { Refusal, RequestGuard } from './http-guard.js';
 import type { ProxyHttpOptions, ToolFailureProxy } from './types.js';
 import { HttpEndpointMetrics } from './http-metrics.js';
+import { InFlightLimits, requestIdsOf, type Hold, type SessionCounts } from './http-admission.js';
 import {
   REFUSALS,
   refusalBody,
+  refusalOfMessages,
   resolveHttpLimits,
   type ProxyHttpLimits,
   type RefusalReason,
@@ -38,12 +40,10 @@ export interface ProxyHttpEndpoint {
 }
 
 /** One open MCP session: its transport, its requests being answered and its idle timer. */
-interface Session {
+interface Session extends SessionCounts {
   transport: StreamableHTTPServerTransport;
   /** Requests of the session whose response is still open (POSTs and a GET stream). */
   open: number;
-  /** POSTs of the session being answered. */
-  inFlight: number;
   idle: NodeJS.Timeout | undefined;
   expired: boolean;
   /** Its transport has closed: it is gone from the table and must not be kept by a timer. */
@@ -81,13 +81,14 @@ export async function serveStreamableHttp(
       );
   }
   const telemetry = new HttpEndpointMetrics(options.meterProvider);
+  const log = options.log ?? ((line: string): void => diag.warn(`mcp-failure-proxy: ${line}`));
   const { StreamableHTTPServerTransport: Transport } =
     await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
   const sessions = new Map<string, Session>();
   /** Initialize requests admitted whose session is not open yet: they count against maxSessions. */
   let opening = 0;
-  let inFlight = 0;
+  const inFlight = new InFlightLimits(limits);
   let closing = false;
   /** Request bodies being read, in bytes: bounded by `maxBufferedBytes` across the endpoint. */
   const buffered = { bytes: 0, max: limits.maxBufferedBytes };
@@ -96,6 +97,7 @@ export async function serveStreamableHttp(
     res: ServerResponse,
     reason: RefusalReason,
     headers: Record<string, string> = {},
+    body = refusalBody(reason),
   ): void => {
     telemetry.refusal(reason);
     if (res.headersSent) {
@@ -104,7 +106,6 @@ export async function serveStreamableHttp(
     }
     // A refused request's unread body is not waited for: the connection closes after the answer.
     const extra = reason === 'body_too_large' || reason === 'buffer_limit';
-    const body = refusalBody(reason);
     const refusal: { status: number; retryAfter?: number } = REFUSALS[reason];
     res
       .writeHead(refusal.status, {
@@ -117,22 +118,38 @@ export async function serveStreamableHttp(
       .end(body);
   };
 
-  /** Holds one request against the in-flight counts until its response closes. */
-  const track = (res: ServerResponse, session: Session | undefined, post: boolean): void => {
-    if (post) inFlight += 1;
+  /** Holds one request against the in-flight counts (a POST) and its session until its response closes. */
+  const track = (
+    res: ServerResponse,
+    session: Session | undefined,
+    post: boolean,
+  ): Hold | undefined => {
+    const hold = post ? inFlight.hold(session) : undefined;
     if (session !== undefined) {
       session.open += 1;
-      if (post) session.inFlight += 1;
       if (session.idle !== undefined) clearTimeout(session.idle);
       session.idle = undefined;
     }
     res.once('close', () => {
-      if (post) inFlight -= 1;
+      if (hold !== undefined) inFlight.release(hold);
       if (session === undefined) return;
       session.open -= 1;
-      if (post) session.inFlight -= 1;
       if (session.open === 0) armIdle(session);
     });
+    return hold;
+  };
+
+  /**
+   * Admits the requests of a POST's body (a batch counts each one), or refuses the whole POST
+   * with one JSON-RPC error per request, each with its id; `false` when refused.
+   */
+  const admitBody = (res: ServerResponse, hold: Hold | undefined, message: unknown): boolean => {
+    if (hold === undefined) return true;
+    const ids = requestIdsOf(message);
+    const refused = inFlight.admit(hold, ids);
+    if (refused === undefined) return true;
+    refuse(res, refused, {}, refusalOfMessages(refused, ids, Array.isArray(message)));
+    return false;
   };
 
   /** Starts the idle timer of an open session with no request open (never of a closed one). */
@@ -153,13 +170,15 @@ export async function serveStreamableHttp(
     if (refused !== undefined) return refuse(res, refused.reason, refused.headers);
     if (pathOf(req.url) !== '/mcp') return refuse(res, 'not_found');
     if (closing) return refuse(res, 'shutting_down');
+    honourConnectionClose(res);
     const post = req.method === 'POST';
-    if (post && inFlight >= limits.maxInFlight) return refuse(res, 'in_flight_limit');
+    if (post && inFlight.full(undefined)) return refuse(res, 'in_flight_limit');
     if (stateless) {
       if (!post) return refuse(res, 'method_not_allowed', { allow: 'POST' });
-      track(res, undefined, true);
+      const hold = track(res, undefined, true);
       const body = await readJson(req, limits.maxBodyBytes, buffered);
       if (typeof body === 'string') return refuse(res, body);
+      if (!admitBody(res, hold, body.value)) return;
       const transport = new Transport({ sessionIdGenerator: undefined });
       // Closing the transport ends the request's handler, and with it the upstream request.
       res.once('close', () => void transport.close().catch(() => undefined));
@@ -172,12 +191,12 @@ export async function serveStreamableHttp(
     const sid = req.headers['mcp-session-id'];
     const session = typeof sid === 'string' ? sessions.get(sid) : undefined;
     if (session !== undefined) {
-      if (post && session.inFlight >= limits.maxInFlightPerSession)
-        return refuse(res, 'in_flight_limit');
-      track(res, session, post);
+      if (post && inFlight.full(session)) return refuse(res, 'in_flight_limit');
+      const hold = track(res, session, post);
       if (!post) return session.transport.handleRequest(req, res);
       const body = await readJson(req, limits.maxBodyBytes, buffered);
       if (typeof body === 'string') return refuse(res, body);
+      if (!admitBody(res, hold, body.value)) return;
       cancelOnDisconnect(res, session.transport, body.value);
       return session.transport.handleRequest(req, res, body.value);
     }
@@ -196,6 +215,7 @@ export async function serveStreamableHttp(
     if (sessions.size + opening >= limits.maxSessions) return refuse(res, 'session_limit');
     opening += 1;
     const created: Session = {
+      ids: new Set(),
       transport: new Transport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -203,8 +223,9 @@ export async function serveStreamableHttp(
           telemetry.sessionOpened();
         },
       }),
+      // Its initialize is held against the endpoint's count (track above), not the session's.
       open: 1,
-      inFlight: 1,
+      inFlight: 0,
       idle: undefined,
       expired: false,
       closed: false,
@@ -212,7 +233,6 @@ export async function serveStreamableHttp(
     // This initialize is the session's first open request: its response closing arms the timer.
     res.once('close', () => {
       created.open -= 1;
-      created.inFlight -= 1;
       if (created.open === 0) armIdle(created);
     });
     created.transport.onclose = () => {
@@ -266,8 +286,10 @@ export async function serveStreamableHttp(
     },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
+        const text = (error instanceof Error ? error.message : String(error)).split('\n', 1)[0];
+        log(`${req.method ?? 'request'} /mcp failed: ${text ?? ''}`);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end(`mcp-failure-proxy: ${error instanceof Error ? error.message : String(error)}`);
+        res.end(`mcp-failure-proxy: ${text ?? ''}`);
       });
     },
   );
@@ -402,17 +424,32 @@ function pathOf(target: string | undefined): string | undefined {
   }
 }
 
-/** The ids of the requests in a JSON-RPC message or batch. */
-function requestIdsOf(message: unknown): Array<string | number> {
-  const ids: Array<string | number> = [];
-  for (const m of Array.isArray(message) ? message : [message])
-    if (
-      isRecord(m) &&
-      typeof m.method === 'string' &&
-      (typeof m.id === 'string' || typeof m.id === 'number')
-    )
-      ids.push(m.id);
-  return ids;
+/**
+ * Makes a response honour a request that asked to close its connection (`Connection: close`, or
+ * HTTP/1.0 without keep-alive; Node has decided that in `shouldKeepAlive` before the handler
+ * runs). The SDK's transport writes `Connection: keep-alive` on its SSE answers, which Node would
+ * otherwise obey and keep the connection open.
+ */
+function honourConnectionClose(res: ServerResponse): void {
+  if (res.shouldKeepAlive) return;
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    const at = typeof args[1] === 'string' ? 2 : 1;
+    const headers = args[at];
+    if (Array.isArray(headers)) {
+      const pairs: unknown[] = [];
+      for (let i = 0; i + 1 < headers.length; i += 2)
+        if (String(headers[i]).toLowerCase() !== 'connection')
+          pairs.push(headers[i], headers[i + 1]);
+      args[at] = pairs;
+    } else if (typeof headers === 'object' && headers !== null) {
+      args[at] = Object.fromEntries(
+        Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'connection'),
+      );
+    }
+    res.setHeader('connection', 'close');
+    return writeHead(...args);
+  }) as ServerResponse['writeHead'];
 }
 
 /**

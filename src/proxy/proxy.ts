@@ -1,21 +1,28 @@
 import { markRelayed } from '../shared/relayed.js';
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { getToolAnnotations, rememberToolList } from '../shared/tool-annotations.js';
+import {
+  getToolAnnotations,
+  hasListedAnyTool,
+  hasListedTool,
+  rememberToolList,
+  retryHintsOf,
+} from '../shared/tool-annotations.js';
 import {
   createToolRetry,
   isCircuitOpenAnswer,
   type ToolRetry,
   type ToolRetryClient,
 } from '../retry/with-tool-retry.js';
-import { toolFailure } from '../tool-failure/build.js';
+import type { ToolRetryPolicy } from '../retry/types.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { forwardParams, upstreamFailureInit } from './forward.js';
+import { Downstreams, plain, type Downstream } from './downstreams.js';
+import { faultLog, logFailure, ownFailure, toolNameOf, unrelayable } from './faults.js';
+import { MAX_RELAYED_DEPTH, forwardParams, nestedBeyond, upstreamFailureInit } from './forward.js';
 import { loadSdk, type Sdk } from './sdk.js';
 import type { ToolFailureProxy, ToolFailureProxyOptions } from './types.js';
-import { RelayedRpcError, UpstreamError, UpstreamLink } from './upstream.js';
+import { RelayedRpcError, UnsendableRequest, UpstreamError, UpstreamLink } from './upstream.js';
 import { INTERNAL_ERROR } from '../shared/jsonrpc.js';
 
 /** Notifications the downstream `Server` handles itself (initialize, ping are its requests). */
@@ -45,13 +52,16 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     throw new TypeError('createToolFailureProxy: options.upstream must be a function');
   const timeoutMs = positive(options.timeoutMs, 30_000);
   const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000);
-  const servers = new Set<Server>();
+  const log = faultLog(options.log);
+  const downstreams = new Downstreams(log);
   let link: UpstreamLink | undefined;
   /** The upstream as the retry engine calls it; tools/list results relayed are remembered for it. */
   let upstreamClient: UpstreamClient | undefined;
   // One retry engine for the upstream: its budget caps retries across every downstream caller,
   // and its circuits are shared by them too.
   const retry = upstreamEngine(options, () => upstreamClient?.adapter);
+  // With a breaker, circuits are keyed by the upstream's tools: walked before an unlisted call.
+  const knowTools = circuitBreakerOf(options) === false ? undefined : toolListWalker(log);
   let sdkLoad: Promise<Sdk> | undefined;
   let closed = false;
 
@@ -65,9 +75,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
       options.clientInfo ?? { name: 'mcp-failure-proxy', version: PACKAGE_VERSION },
     );
     upstreamClient ??= upstreamClientOf(link, retry);
-    link.onnotification = (notification) => {
-      for (const server of servers) void server.notification(notification).catch(() => undefined);
-    };
+    link.onnotification = (notification) => downstreams.deliver(notification);
     return { sdk, link };
   };
 
@@ -78,6 +86,9 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     extra: RelayExtra,
     ledger: Map<unknown, unknown>,
   ): Promise<Params> => {
+    // Checked before anything else sees it: the retry engine and its circuits never do.
+    if (nestedBeyond(rawParams, MAX_RELAYED_DEPTH))
+      return unrelayable(log, method, rawParams, `nest deeper than ${MAX_RELAYED_DEPTH} levels`);
     const proxySpan = trace.getSpanContext(context.active());
     const params = forwardParams(
       rawParams,
@@ -100,6 +111,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     };
     try {
       const client = upstreamClient!;
+      if (method === 'tools/call') await knowTools?.(client.adapter, toolNameOf(params));
       const result =
         method === 'tools/call' && client.retrying !== undefined
           ? ((await client.retrying.callTool(
@@ -108,22 +120,35 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
             )) as Params)
           : await upstream.request(method, params, requestOptions);
       // The engine's open circuit answered: the proxy's own failure, not a relayed result.
-      if (isCircuitOpenAnswer(result)) return result;
+      if (isCircuitOpenAnswer(result)) {
+        logFailure(log, method, toolNameOf(params), result, 'not sent upstream');
+        return result;
+      }
+      // A result no transport could write on (JSON.stringify would overflow): the upstream's fault.
+      if (nestedBeyond(result, MAX_RELAYED_DEPTH))
+        throw new UpstreamError({
+          kind: 'malformed',
+          detail: `the result nests deeper than ${MAX_RELAYED_DEPTH} levels`,
+        });
       if (method === 'tools/list') rememberToolList(client.adapter, result);
       ledger.set(extra.requestId, result);
       // Tell a server-side instrumentation in this process that the result is relayed, not ours.
       return markRelayed(result);
     } catch (error) {
       if (error instanceof RelayedRpcError) throw error;
+      if (error instanceof UnsendableRequest)
+        return unrelayable(log, method, rawParams, `cannot be sent (${error.message})`);
       if (!(error instanceof UpstreamError)) throw error;
-      if (method !== 'tools/call')
+      if (method !== 'tools/call') {
+        log(`${plain(method)}: ${INTERNAL_ERROR} (${error.message})`);
         throw Object.assign(new Error(`mcp-failure-proxy: ${error.message}`), {
           code: INTERNAL_ERROR,
         });
-      const tool = typeof params?.name === 'string' ? params.name : '';
+      }
+      const tool = toolNameOf(params);
       // correlationId: the trace ID of the proxy's own span for this call (or a random one).
       const idempotent = getToolAnnotations(upstreamClient!.adapter, tool)?.idempotentHint === true;
-      return toolFailure(upstreamFailureInit(error.problem, tool, idempotent));
+      return ownFailure(log, method, tool, upstreamFailureInit(error.problem, tool, idempotent));
     }
   };
 
@@ -152,25 +177,30 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
       // The Server answers logging/setLevel itself when logging is declared; relay it instead.
       server.removeRequestHandler('logging/setLevel');
       const ledger = new Map<unknown, unknown>();
-      server.fallbackRequestHandler = (request, extra) =>
-        relay(upstream, request.method, request.params, extra as RelayExtra, ledger);
+      const downstream: Downstream = downstreams.add(server);
+      server.fallbackRequestHandler = async (request, extra) => {
+        const end = downstreams.begin(downstream, extra as RelayExtra);
+        try {
+          return await relay(upstream, request.method, request.params, extra as RelayExtra, ledger);
+        } finally {
+          end();
+        }
+      };
       server.fallbackNotificationHandler = async (notification) => {
         if (LOCAL_NOTIFICATIONS.has(notification.method)) return;
         await upstream.notify(notification as { method: string; params?: Params });
       };
       relayResultsVerbatim(transport, ledger);
       server.onclose = () => {
-        servers.delete(server);
+        downstreams.remove(downstream);
         ledger.clear();
       };
-      servers.add(server);
       await server.connect(transport);
     },
 
     async close(): Promise<void> {
       closed = true;
-      await Promise.all([...servers].map((s) => s.close().catch(() => undefined)));
-      servers.clear();
+      await Promise.all(downstreams.servers().map((s) => s.close().catch(() => undefined)));
       await link?.close();
     },
   };
@@ -219,24 +249,71 @@ function upstreamEngine(
   options: ToolFailureProxyOptions,
   adapter: () => object | undefined,
 ): ToolRetry | undefined {
-  const policy =
-    options.retry === undefined || options.retry === false
-      ? undefined
-      : options.retry === true
-        ? {}
-        : options.retry;
-  const circuitBreaker = options.circuitBreaker ?? policy?.circuitBreaker ?? false;
-  if (policy !== undefined) return createToolRetry({ ...policy, circuitBreaker });
+  const policy = policyOf(options);
+  const circuitBreaker = circuitBreakerOf(options);
+  const circuitTools = listedTools(adapter, policy?.circuitTools);
+  if (policy !== undefined) return createToolRetry({ ...policy, circuitBreaker, circuitTools });
   if (circuitBreaker === false) return undefined;
   return createToolRetry({
     maxAttempts: 1,
     retryBudget: false,
     circuitBreaker,
+    circuitTools,
     getToolAnnotations: (name) => {
       const client = adapter();
       return client === undefined ? undefined : getToolAnnotations(client, name);
     },
   });
+}
+
+function policyOf(options: ToolFailureProxyOptions): ToolRetryPolicy | undefined {
+  if (options.retry === undefined || options.retry === false) return undefined;
+  return options.retry === true ? {} : options.retry;
+}
+
+/** The breaker in force: `circuitBreaker`, else the `retry` policy's. */
+function circuitBreakerOf(options: ToolFailureProxyOptions): ToolRetryPolicy['circuitBreaker'] {
+  return options.circuitBreaker ?? policyOf(options)?.circuitBreaker ?? false;
+}
+
+/**
+ * Circuits only for tools the upstream has listed (in a `tools/list` the proxy relayed, or its
+ * own walk before a call of a tool not listed yet), so a caller inventing names opens no circuit
+ * and evicts none.
+ */
+function listedTools(
+  adapter: () => object | undefined,
+  also: ((name: string) => boolean) | undefined,
+): (name: string) => boolean {
+  return (name) => {
+    const client = adapter();
+    if (client === undefined || !hasListedTool(client, name)) return false;
+    return also === undefined || also(name);
+  };
+}
+
+/**
+ * Before the first call of a tool not listed yet: the upstream's tools, walked once (every page)
+ * so that its circuits are keyed by the tools it has. A failed walk leaves the call without a
+ * circuit, said once; a later call walks again.
+ */
+function toolListWalker(
+  log: (line: string) => void,
+): (client: UpstreamClient['adapter'], tool: string) => Promise<void> {
+  let said = false;
+  return async (client, tool) => {
+    if (hasListedTool(client, tool)) return;
+    // retryHintsOf walks once per client, and forgets a walk that failed.
+    await retryHintsOf(client, tool, (cursor) =>
+      client.listTools(cursor === undefined ? undefined : { cursor }),
+    ).catch(() => undefined);
+    if (!said && !hasListedAnyTool(client)) {
+      said = true;
+      log(
+        'circuit breaker: the upstream listed no tools, so calls have no circuit until a tools/list answers (said once)',
+      );
+    }
+  };
 }
 
 function upstreamClientOf(link: UpstreamLink, retry: ToolRetry | undefined): UpstreamClient {

@@ -29,7 +29,9 @@ export async function runFailureProxy(options: ProxyCliOptions, io: ProxyProcess
     io.stderr(`mcp-failure-proxy: ${error.message}\n`);
     return PROXY_EXIT.usage;
   }
+  const log = (line: string): void => io.stderr(`mcp-failure-proxy: ${line}\n`);
   const proxy = createToolFailureProxy({
+    log,
     upstream,
     timeoutMs: options.timeoutMs,
     connectTimeoutMs: options.connectTimeoutMs,
@@ -82,6 +84,7 @@ export async function runFailureProxy(options: ProxyCliOptions, io: ProxyProcess
       allowUnauthenticated: d.allowUnauthenticated,
       stateless: d.stateless,
       limits: d.limits,
+      log,
     });
   } catch (error) {
     if (error instanceof ProxyHttpConfigError) {
@@ -122,9 +125,12 @@ async function upstreamFactory(
       );
   }
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  // The child inherits the proxy's whole environment, as if it had been started directly.
+  // The child inherits the proxy's environment, as if it had been started directly, except the
+  // downstream bearer token: that secret is the proxy's, never the tool server's.
+  const d = options.downstream;
+  const scrubbed = d.kind === 'http' && d.authToken?.from === 'env' ? d.authToken.name : undefined;
   const childEnv: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) childEnv[k] = v;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && k !== scrubbed) childEnv[k] = v;
   return (): Transport =>
     new StdioClientTransport({
       command: upstream.command,

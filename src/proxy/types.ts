@@ -39,6 +39,13 @@ export interface ToolFailureProxyOptions {
   serverInfo?: { name: string; version: string };
   /** `clientInfo` the proxy sends upstream in `initialize`. */
   clientInfo?: { name: string; version: string };
+  /**
+   * Where the proxy reports each fault it answers itself (an upstream that could not answer,
+   * input it cannot relay, an open circuit, a result it cannot send on), one line each,
+   * without arguments or secrets; a throwing logger is ignored. The CLI writes them to stderr.
+   * @default the OpenTelemetry diagnostic logger (`diag.warn`)
+   */
+  log?: (line: string) => void;
 }
 
 /** A running relay: one upstream connection shared by any number of downstream connections. */
@@ -76,4 +83,9 @@ export interface ProxyHttpOptions {
   stateless?: boolean;
   /** Where the endpoint's metrics go. @default the global meter provider */
   meterProvider?: MeterProvider;
+  /**
+   * Where the endpoint reports a request it failed to serve (an error inside its handler), one
+   * line each. @default the OpenTelemetry diagnostic logger (`diag.warn`)
+   */
+  log?: (line: string) => void;
 }

@@ -1,10 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { UpstreamProblem } from './forward.js';
+import { transportProblemOf, type UpstreamProblem } from './forward.js';
 import type { Sdk } from './sdk.js';
 import type { UpstreamTransportFactory } from './types.js';
-import { CONNECTION_CLOSED, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
+import { CONNECTION_CLOSED, INVALID_PARAMS, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 import { isRecord } from '../shared/safe.js';
+import { isTransientNetworkCode } from '../tool-failure/classify.js';
 
 /** Thrown by `UpstreamLink` when the upstream gave no usable answer. */
 export class UpstreamError extends Error {
@@ -23,6 +24,18 @@ export class RelayedRpcError extends Error {
   ) {
     super(message);
     this.name = 'RelayedRpcError';
+  }
+}
+
+/**
+ * The proxy could not write the caller's request (nested too deep, too large for a string): the
+ * caller's input, which never reached the upstream. Its code classifies it as invalid params.
+ */
+export class UnsendableRequest extends Error {
+  readonly code = INVALID_PARAMS;
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsendableRequest';
   }
 }
 
@@ -210,9 +223,23 @@ export class UpstreamLink {
     }
     if (isParseError(error))
       return new UpstreamError({ kind: 'malformed', detail: failureMessageOf(error) });
+    if (error instanceof RangeError) return new UnsendableRequest(failureMessageOf(error));
+    const problem = transportProblemOf(error, isTransientNetworkCode);
+    if (problem !== undefined) {
+      // Nothing answers where the upstream was: the next request opens a new connection.
+      if (problem.kind === 'unavailable') this.drop();
+      return new UpstreamError(problem);
+    }
     if (this.closes > closesBefore || this.client === undefined)
       return new UpstreamError({ kind: 'lost', detail: failureMessageOf(error) });
     return new UpstreamError({ kind: 'malformed', detail: failureMessageOf(error) });
+  }
+
+  /** Forgets the connection (closing it): the next request opens a new one. */
+  private drop(): void {
+    const client = this.client;
+    this.client = undefined;
+    void client?.close().catch(() => undefined);
   }
 
   /** Sends a notification upstream if connected; notifications are not worth a reconnect. */

@@ -245,6 +245,12 @@ export interface ToolRetryPolicy {
    * `true` uses the defaults. @default false
    */
   circuitBreaker?: boolean | CircuitBreakerOptions;
+  /**
+   * Which tools have a circuit (with `circuitBreaker`): a call of a tool this refuses is never
+   * held back by a circuit and never counted in one, so names the server never listed open no
+   * circuit and evict none. A throwing predicate counts as a refusal. @default every tool
+   */
+  circuitTools?: (toolName: string) => boolean;
   /** Called for every scheduled retry; a throwing hook is ignored. */
   onRetry?: (info: RetryEventInfo) => void;
   /** Called when a logical call ends without success; a throwing hook is ignored. */

@@ -392,10 +392,21 @@ class ToolRetryEngine {
 
   /** Asks the breaker whether the next attempt may go out; records a transition on the span. */
   private admit(span: Span, toolName: string): CircuitAdmission | undefined {
-    if (this.breaker === undefined) return undefined;
+    if (this.breaker === undefined || !this.hasCircuit(toolName)) return undefined;
     const admission = this.breaker.admit(toolName, this.clock.now());
     this.telemetry.circuitTransition(span, admission.transition);
     return admission;
+  }
+
+  /** Whether `toolName` has a circuit at all (`circuitTools`; every tool by default). */
+  private hasCircuit(toolName: string): boolean {
+    const circuitTools = this.policy.circuitTools;
+    if (circuitTools === undefined) return true;
+    try {
+      return circuitTools(toolName) === true;
+    } catch {
+      return false;
+    }
   }
 
   /** Tells the breaker how an admitted attempt ended. */

@@ -61,6 +61,11 @@ export function getToolAnnotations(client: object, tool: string): ToolAnnotation
   return caches.get(client)?.get(tool);
 }
 
+/** Whether `client` has listed any tool at all. */
+export function hasListedAnyTool(client: object): boolean {
+  return (caches.get(client)?.size ?? 0) > 0;
+}
+
 /** Whether `client` has listed `tool` at all. */
 export function hasListedTool(client: object, tool: string): boolean {
   return caches.get(client)?.has(tool) ?? false;

@@ -53,6 +53,11 @@ const TRANSIENT_NETWORK_CODES = new Set([
   'UND_ERR_CLOSED',
 ]);
 
+/** Whether `code` is a Node or undici network error code the rules count as transient. */
+export function isTransientNetworkCode(code: string): boolean {
+  return TRANSIENT_NETWORK_CODES.has(code);
+}
+
 const invalidInput: ErrorClassification = { class: 'capability', code: 'invalid_input' };
 const notFound: ErrorClassification = { class: 'capability', code: 'resource_not_found' };
 const denied: ErrorClassification = { class: 'governance', code: 'permission_denied' };

@@ -149,7 +149,12 @@ describe('proxy circuit breaker', () => {
   });
 
   it('transport errors count: an upstream that keeps dropping the call opens it', async () => {
-    const up = scriptedUpstream((method) => (method === 'tools/call' ? 'close' : { result: {} }));
+    // Circuits are kept for listed tools only (test/proxy/attacks.test.ts): the upstream lists it.
+    const up = scriptedUpstream((method) =>
+      method === 'tools/call'
+        ? 'close'
+        : { result: { tools: [{ name: 'flaky', inputSchema: { type: 'object' } }] } },
+    );
     const { client, close } = await throughProxy({
       upstream: up.factory,
       circuitBreaker: { failureThreshold: 2 },

@@ -63,6 +63,33 @@ describe('withToolRetry() with circuitBreaker', () => {
     await pair.close();
   });
 
+  it('circuitTools: a tool it refuses has no circuit (never held back, never counted); a throwing one refuses', async () => {
+    const pair = await v1Pair({
+      down: { script: () => fail(transient()) },
+      other: { script: () => fail(transient()) },
+      odd: { script: () => fail(transient()) },
+    });
+    const engine = createToolRetry({
+      circuitBreaker: breaker,
+      circuitTools: (name) => {
+        if (name === 'odd') throw new Error('broken predicate');
+        return name === 'down';
+      },
+    });
+    const client = engine.wrap(pair.client);
+    for (let i = 0; i < 5; i++) {
+      await client.callTool({ name: 'down' });
+      await client.callTool({ name: 'other' });
+      await client.callTool({ name: 'odd' });
+    }
+    expect(pair.calls.get('down')).toBe(3);
+    expect(pair.calls.get('other')).toBe(5);
+    expect(pair.calls.get('odd')).toBe(5);
+    expect(engine.circuitState('down')).toBe('open');
+    expect(engine.circuitState('other')).toBe('closed');
+    await pair.close();
+  });
+
   it('reliability failures open it; an open circuit answers at once with its own failure', async () => {
     const pair = await v1Pair({ down: { script: () => fail(transient()) } });
     const client = withToolRetry(pair.client, { circuitBreaker: breaker, meterProvider });
