@@ -1,9 +1,10 @@
-import { diag } from '@opentelemetry/api';
 import type { NodeSDK, NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { McpInstrumentation } from '../instrumentation.js';
+import { ExitGuard, type LineLoader } from './exit-guard.js';
+import { ExitHandlers } from './shutdown.js';
 import { loadClassificationRules } from '../tool-failure/classification-rules.js';
 import type { McpInstrumentationConfig } from '../types.js';
 
@@ -108,6 +109,8 @@ export interface SdkLine {
   apiVersion: string | undefined;
   /** The OTLP trace exporter of a protocol, from the copy sdk-node itself uses. */
   traceExporter(protocol: 'http/protobuf' | 'http/json' | 'grpc'): TraceExporterClass;
+  /** A package as sdk-node resolves it, or as its dependency `via` does. */
+  load: LineLoader;
 }
 
 /** Thrown by {@link loadSdk} when `@opentelemetry/sdk-node` cannot be resolved from anywhere. */
@@ -172,6 +175,10 @@ export function loadSdk(from: readonly string[] = []): SdkLine {
       traceExporter: (protocol) =>
         (sdkRequire(TRACE_EXPORTERS[protocol]) as { OTLPTraceExporter: TraceExporterClass })
           .OTLPTraceExporter,
+      load: (name, via) =>
+        via === undefined
+          ? (sdkRequire(name) as unknown)
+          : (createRequire(sdkRequire.resolve(via))(name) as unknown),
     };
   }
   throw new SdkMissingError(`${SDK_NODE} is not installed`);
@@ -261,28 +268,21 @@ export function startTelemetry(
     return undefined;
   }
   const traceExporter = traceExporterFromEnv(process.env, sdkLine);
+  const guard = new ExitGuard(sdkLine.load, process.env, traceExporter);
   const sdk = new sdkLine.NodeSDK({
     instrumentations: [new McpInstrumentation(configFromEnv())],
     ...(traceExporter === undefined ? {} : { traceExporter }),
+    ...guard.config,
   });
   sdk.start();
   started = sdk;
   notice(
     `OpenTelemetry JS ${sdkLine.line} started (sdk-node ${sdkLine.version}, api ${sdkLine.apiVersion ?? 'unknown'})`,
   );
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= sdk
-      .shutdown()
-      .catch((err: unknown) => diag.error('mcp: telemetry shutdown failed', err)));
-  process.once('beforeExit', () => void stop());
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      void stop().finally(() => {
-        // Other listeners own the exit; with none left, end the way the signal would have.
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-      });
-    });
-  }
+  new ExitHandlers({
+    shutdown: () => sdk.shutdown(),
+    flushSync: () => guard.flushSync(),
+    notice,
+  });
   return sdk;
 }
