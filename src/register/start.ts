@@ -233,7 +233,8 @@ function apiFits(sdk: SdkLine): boolean {
 /**
  * Starts an OpenTelemetry NodeSDK configured from the standard `OTEL_*` variables (OTLP
  * traces, metrics and logs by default) with `McpInstrumentation` enabled, and flushes it when
- * the process ends normally or on SIGTERM / SIGINT. Used by the `register` entry points, which
+ * the process ends normally or on SIGTERM / SIGINT, and through a synchronous last resort when it
+ * exits before that ({@link ExitHandlers}, {@link ExitGuard}). Used by the `register` entry points, which
  * pass their own path in `from` (where this package's optional sdk-node resolves). Says in one
  * line on stderr, as `speaker`, which OpenTelemetry JS line it started. Without sdk-node, the instrumentation
  * still runs (a thrown `ToolFailureError` still becomes its failure object), nothing is
@@ -271,7 +272,10 @@ export function startTelemetry(
   const guard = new ExitGuard(sdkLine.load, process.env, traceExporter);
   const sdk = new sdkLine.NodeSDK({
     instrumentations: [new McpInstrumentation(configFromEnv())],
-    ...(traceExporter === undefined ? {} : { traceExporter }),
+    // The guard's span processors carry the exporter; without them NodeSDK batches it itself.
+    ...(traceExporter === undefined || guard.config.spanProcessors !== undefined
+      ? {}
+      : { traceExporter }),
     ...guard.config,
   });
   sdk.start();
