@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `mcp-failures` executable: `mcp-failures lookup <correlationId> (--jaeger-url URL | --file PATH)`
- * and `mcp-failures check server|client|proxy`. A thin shell over `runMcpFailures`,
+ * The `mcp-failures` executable: the commands `commands.ts` lists (`lookup`, `check server`,
+ * `check client`, `check proxy`). A thin shell over `runMcpFailures`,
  * `runCheckServer`, `runCheckClient` and `runCheckProxy` with Node's file system, fetch and
  * standard streams.
  */
@@ -13,6 +13,7 @@ import { runServeScripted } from './check-client-serve.js';
 import { runCheckProxy } from './check-proxy-command.js';
 import { runCheckServer } from './check-server-command.js';
 import { connectToServer } from './check-server-session.js';
+import { route as routeOf, TOP_USAGE } from './commands.js';
 import { runMcpFailures } from './lookup-command.js';
 import { handleStdoutErrors } from './stdout-errors.js';
 
@@ -34,34 +35,47 @@ const files = {
   readFile: (path: string) => readFile(path, 'utf8'),
   writeFile: (path: string, text: string) => writeFile(path, text, 'utf8'),
 };
-const run =
-  argv[0] !== 'check'
-    ? runMcpFailures(argv, {
+/** Runs the command `argv` names; the help and usage mistakes are answered here. */
+function dispatch(): Promise<number> {
+  const route = routeOf(argv);
+  if (route.kind === 'help') {
+    out.stdout(TOP_USAGE);
+    return Promise.resolve(0);
+  }
+  if (route.kind === 'list') {
+    out.stderr(TOP_USAGE);
+    return Promise.resolve(2);
+  }
+  if (route.kind === 'usage') {
+    out.stderr(`mcp-failures: ${route.message} (mcp-failures --help for usage)\n`);
+    return Promise.resolve(2);
+  }
+  switch (route.command) {
+    case 'lookup':
+      return runMcpFailures(argv, {
         readFile: files.readFile,
         fetch: (url) => fetch(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
         ...out,
         now: () => Date.now(),
-      })
-    : argv[1] === 'client'
-      ? runCheckClient(argv, { self, writeFile: files.writeFile, ...out })
-      : argv[1] === 'proxy'
-        ? runCheckProxy(argv, {
-            self,
-            vectors: join(packageRoot, 'conformance', 'intermediary-cases.json'),
-            writeFile: files.writeFile,
-            ...out,
-          })
-        : argv[1] === 'serve-scripted'
-          ? runServeScripted(argv, out)
-          : runCheckServer(argv, { ...files, connect: connectToServer, ...out });
+      });
+    case 'check client':
+      return runCheckClient(argv, { self, writeFile: files.writeFile, ...out });
+    case 'check proxy':
+      return runCheckProxy(argv, {
+        self,
+        vectors: join(packageRoot, 'conformance', 'intermediary-cases.json'),
+        writeFile: files.writeFile,
+        ...out,
+      });
+    case 'serve-scripted':
+      return runServeScripted(argv, out);
+    case 'check server':
+      return runCheckServer(argv, { ...files, connect: connectToServer, ...out });
+  }
+}
 
-run.then(
+dispatch().then(
   (code) => {
-    // The lookup usage is the top-level help; the second command is one line under it.
-    if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h'))
-      process.stdout.write(
-        '\nAlso: mcp-failures check server|client|proxy, black-box conformance checks: see mcp-failures check server --help, check client --help, check proxy --help\n',
-      );
     process.exitCode = code;
   },
   (error: unknown) => {

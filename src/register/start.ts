@@ -1,9 +1,10 @@
-import { diag } from '@opentelemetry/api';
 import type { NodeSDK, NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { McpInstrumentation } from '../instrumentation.js';
+import { ExitGuard, type LineLoader } from './exit-guard.js';
+import { ExitHandlers } from './shutdown.js';
 import { loadClassificationRules } from '../tool-failure/classification-rules.js';
 import type { McpInstrumentationConfig } from '../types.js';
 import { onLoaderThread } from './loader-thread.js';
@@ -110,6 +111,8 @@ export interface SdkLine {
   apiVersion: string | undefined;
   /** The OTLP trace exporter of a protocol, from the copy sdk-node itself uses. */
   traceExporter(protocol: 'http/protobuf' | 'http/json' | 'grpc'): TraceExporterClass;
+  /** A package as sdk-node resolves it, or as its dependency `via` does. */
+  load: LineLoader;
 }
 
 /** Thrown by {@link loadSdk} when `@opentelemetry/sdk-node` cannot be resolved from anywhere. */
@@ -174,6 +177,10 @@ export function loadSdk(from: readonly string[] = []): SdkLine {
       traceExporter: (protocol) =>
         (sdkRequire(TRACE_EXPORTERS[protocol]) as { OTLPTraceExporter: TraceExporterClass })
           .OTLPTraceExporter,
+      load: (name, via) =>
+        via === undefined
+          ? (sdkRequire(name) as unknown)
+          : (createRequire(sdkRequire.resolve(via))(name) as unknown),
     };
   }
   throw new SdkMissingError(`${SDK_NODE} is not installed`);
@@ -228,7 +235,8 @@ function apiFits(sdk: SdkLine): boolean {
 /**
  * Starts an OpenTelemetry NodeSDK configured from the standard `OTEL_*` variables (OTLP
  * traces, metrics and logs by default) with `McpInstrumentation` enabled, and flushes it when
- * the process ends normally or on SIGTERM / SIGINT. Used by the `register` entry points, which
+ * the process ends normally or on SIGTERM / SIGINT, and through a synchronous last resort when it
+ * exits before that ({@link ExitHandlers}, {@link ExitGuard}). Used by the `register` entry points, which
  * pass their own path in `from` (where this package's optional sdk-node resolves). Says in one
  * line on stderr, as `speaker`, which OpenTelemetry JS line it started. Without sdk-node, the instrumentation
  * still runs (a thrown `ToolFailureError` still becomes its failure object), nothing is
@@ -264,28 +272,24 @@ export function startTelemetry(
     return undefined;
   }
   const traceExporter = traceExporterFromEnv(process.env, sdkLine);
+  const guard = new ExitGuard(sdkLine.load, process.env, traceExporter);
   const sdk = new sdkLine.NodeSDK({
     instrumentations: [new McpInstrumentation(configFromEnv())],
-    ...(traceExporter === undefined ? {} : { traceExporter }),
+    // The guard's span processors carry the exporter; without them NodeSDK batches it itself.
+    ...(traceExporter === undefined || guard.config.spanProcessors !== undefined
+      ? {}
+      : { traceExporter }),
+    ...guard.config,
   });
   sdk.start();
   started = sdk;
   notice(
     `OpenTelemetry JS ${sdkLine.line} started (sdk-node ${sdkLine.version}, api ${sdkLine.apiVersion ?? 'unknown'})`,
   );
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= sdk
-      .shutdown()
-      .catch((err: unknown) => diag.error('mcp: telemetry shutdown failed', err)));
-  process.once('beforeExit', () => void stop());
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      void stop().finally(() => {
-        // Other listeners own the exit; with none left, end the way the signal would have.
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-      });
-    });
-  }
+  new ExitHandlers({
+    shutdown: () => sdk.shutdown(),
+    flushSync: () => guard.flushSync(),
+    notice,
+  });
   return sdk;
 }

@@ -226,8 +226,9 @@ describe('mcp-failures check server (stdio)', () => {
   it('the top-level help points at check server', async () => {
     const run = await mcpFailures(['--help']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^Usage: mcp-failures lookup/);
-    expect(run.stdout).toContain('see mcp-failures check server --help');
+    expect(run.stdout).toMatch(/^Usage: mcp-failures <command>/);
+    expect(run.stdout).toContain('  check server ');
+    expect(run.stdout).toContain('mcp-failures check server --help');
   });
 
   it('a usage mistake: exit 2, one line', async () => {

@@ -1,0 +1,328 @@
+import { SpanStatusCode, TraceFlags, type Context } from '@opentelemetry/api';
+import type { LogRecordExporter, LogRecordProcessor, SdkLogRecord } from '@opentelemetry/sdk-logs';
+import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import type {
+  ReadableSpan,
+  Span,
+  SpanExporter,
+  SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { ExitLedger } from './exit-ledger.js';
+import { otlpHttpTarget, postSync, type OtlpHttpTarget, type SyncPost } from './sync-post.js';
+
+/** How long the synchronous send at exit may take, spans and log records together. */
+export const SYNC_POST_TIMEOUT_MS = 3_000;
+
+/** Loads a package as `@opentelemetry/sdk-node` resolves it, or as its dependency `via` does. */
+export type LineLoader = (name: string, via?: string) => unknown;
+
+/** The two OTLP/HTTP encodings and the one thing each needs at exit. */
+type HttpProtocol = 'http/json' | 'http/protobuf';
+const CONTENT_TYPE: Record<HttpProtocol, string> = {
+  'http/json': 'application/json',
+  'http/protobuf': 'application/x-protobuf',
+};
+const LOG_EXPORTERS: Record<HttpProtocol, string> = {
+  'http/json': '@opentelemetry/exporter-logs-otlp-http',
+  'http/protobuf': '@opentelemetry/exporter-logs-otlp-proto',
+};
+const TRACE_EXPORTERS: Record<HttpProtocol, string> = {
+  'http/json': '@opentelemetry/exporter-trace-otlp-http',
+  'http/protobuf': '@opentelemetry/exporter-trace-otlp-proto',
+};
+const TRANSFORMER = '@opentelemetry/otlp-transformer';
+
+interface Serializer<T> {
+  serializeRequest(items: T[]): Uint8Array | undefined;
+}
+interface Serializers {
+  JsonTraceSerializer: Serializer<ReadableSpan>;
+  ProtobufTraceSerializer: Serializer<ReadableSpan>;
+  JsonLogsSerializer: Serializer<SdkLogRecord>;
+  ProtobufLogsSerializer: Serializer<SdkLogRecord>;
+}
+type BatchOptions = {
+  maxQueueSize?: number;
+  maxExportBatchSize?: number;
+  scheduledDelayMillis?: number;
+  exportTimeoutMillis?: number;
+};
+type BatchSpanProcessorClass = new (
+  options: BatchOptions & { exporter: SpanExporter },
+) => SpanProcessor;
+type BatchLogProcessorClass = new (
+  options: BatchOptions & { exporter: LogRecordExporter },
+) => LogRecordProcessor;
+
+/** An `OTEL_*` string as the SDK reads it: unset, empty and blank are all absent. */
+function envString(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+/** A number >= 0 from `OTEL_*`, as the SDK reads its batch settings; else the SDK's default. */
+function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = envString(env, name);
+  const value = raw === undefined ? NaN : Number(raw);
+  return value >= 0 ? value : undefined;
+}
+
+/** The batch settings of `prefix` (`OTEL_BSP` or `OTEL_BLRP`), as NodeSDK passes them. */
+function batchOptions(env: NodeJS.ProcessEnv, prefix: string): BatchOptions {
+  const options: BatchOptions = {};
+  const set = (key: keyof BatchOptions, name: string): void => {
+    const value = envNumber(env, `${prefix}_${name}`);
+    if (value !== undefined) options[key] = value;
+  };
+  set('maxQueueSize', 'MAX_QUEUE_SIZE');
+  set('maxExportBatchSize', 'MAX_EXPORT_BATCH_SIZE');
+  set('scheduledDelayMillis', 'SCHEDULE_DELAY');
+  set('exportTimeoutMillis', 'EXPORT_TIMEOUT');
+  return options;
+}
+
+/**
+ * The OTLP/HTTP protocol of `signal` when NodeSDK would export it over OTLP/HTTP alone, `none`
+ * when it exports nothing, else `undefined`.
+ */
+function httpProtocol(
+  env: NodeJS.ProcessEnv,
+  signal: 'TRACES' | 'LOGS',
+): HttpProtocol | 'none' | undefined {
+  const exporters = [
+    ...new Set(
+      envString(env, `OTEL_${signal}_EXPORTER`)
+        ?.split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '' && v !== 'null'),
+    ),
+  ];
+  if (exporters.includes('none')) return 'none';
+  if (exporters.length > 1 || (exporters.length === 1 && exporters[0] !== 'otlp')) return undefined;
+  const protocol =
+    envString(env, `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`) ??
+    envString(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
+    'http/protobuf';
+  return protocol === 'http/json' || protocol === 'http/protobuf' ? protocol : undefined;
+}
+
+/** Where one signal goes at exit, and how it is encoded. */
+interface SyncPath<T> {
+  ledger: ExitLedger<T>;
+  target: OtlpHttpTarget;
+  contentType: string;
+  serializer: Serializer<T>;
+}
+
+/** The exporter's side of the ledger: which batches are out, and which are answered. */
+interface BatchExporter<T> {
+  export(items: T[], done: (result: { code: number }) => void): void;
+  shutdown(): Promise<void>;
+  forceFlush?(): Promise<void>;
+}
+
+/** `exporter` reporting its batches to `ledger`; everything else passes through. */
+function ledgered<T, E extends BatchExporter<T>>(exporter: E, ledger: ExitLedger<T>): E {
+  const wrapped: BatchExporter<T> = {
+    export(items, done) {
+      ledger.exporting(items);
+      exporter.export(items, (result) => {
+        ledger.settled(items);
+        done(result);
+      });
+    },
+    shutdown: () => exporter.shutdown(),
+    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
+  };
+  return wrapped as E;
+}
+
+/** Spans still open, so the exit can end them; only sampled ones, as the batch would keep. */
+class SpanTracker implements SpanProcessor {
+  readonly open = new Set<Span>();
+  constructor(
+    private readonly ledger: ExitLedger<ReadableSpan>,
+    private readonly capacity: number,
+  ) {}
+  onStart(span: Span, _parent: Context): void {
+    if (sampled(span) && this.open.size < this.capacity) this.open.add(span);
+  }
+  onEnd(span: ReadableSpan): void {
+    this.open.delete(span as Span);
+    if (sampled(span)) this.ledger.record(span);
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+function sampled(span: ReadableSpan): boolean {
+  return (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+}
+
+/** Log records as they enter the batch. */
+class LogTracker implements LogRecordProcessor {
+  constructor(private readonly ledger: ExitLedger<SdkLogRecord>) {}
+  onEmit(record: SdkLogRecord): void {
+    this.ledger.record(record);
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/**
+ * The register entry's telemetry pipeline with what an exit needs: NodeSDK's batch processors
+ * as it would build them from `OTEL_*`, with a ledger of what the collector has not confirmed,
+ * and `flushSync` to send that from the `exit` event. Only OTLP/HTTP (JSON or protobuf) has
+ * such a path; gRPC, console or several exporters keep NodeSDK's own setup and `reasons` says
+ * what an exit without the flush loses.
+ */
+export class ExitGuard {
+  /** NodeSDK settings: the span and log processors, or nothing where NodeSDK decides. */
+  readonly config: Pick<NodeSDKConfiguration, 'spanProcessors' | 'logRecordProcessors'> = {};
+  /** Why a signal has no synchronous path (one phrase each). */
+  readonly reasons: string[] = [];
+  private spans: SyncPath<ReadableSpan> | undefined;
+  private logs: SyncPath<SdkLogRecord> | undefined;
+  private tracker: SpanTracker | undefined;
+
+  constructor(
+    load: LineLoader,
+    env: NodeJS.ProcessEnv,
+    traceExporter: SpanExporter | undefined,
+    private readonly post: typeof postSync = postSync,
+  ) {
+    this.setUpSpans(load, env, traceExporter);
+    this.setUpLogs(load, env);
+  }
+
+  private setUpSpans(load: LineLoader, env: NodeJS.ProcessEnv, exporter: SpanExporter | undefined) {
+    const protocol = httpProtocol(env, 'TRACES');
+    if (protocol === 'none') return;
+    if (exporter === undefined || protocol === undefined) {
+      this.reasons.push('spans go through an exporter other than OTLP/HTTP');
+      return;
+    }
+    try {
+      const options = batchOptions(env, 'OTEL_BSP');
+      const { BatchSpanProcessor } = load('@opentelemetry/sdk-trace') as {
+        BatchSpanProcessor: BatchSpanProcessorClass;
+      };
+      const { JsonTraceSerializer, ProtobufTraceSerializer } = load(
+        TRANSFORMER,
+        TRACE_EXPORTERS[protocol],
+      ) as Serializers;
+      const ledger = new ExitLedger<ReadableSpan>(options.maxQueueSize ?? 2048);
+      this.tracker = new SpanTracker(ledger, options.maxQueueSize ?? 2048);
+      this.config.spanProcessors = [
+        this.tracker,
+        new BatchSpanProcessor({ ...options, exporter: ledgered(exporter, ledger) }),
+      ];
+      this.spans = {
+        ledger,
+        target: otlpHttpTarget(env, 'traces'),
+        contentType: CONTENT_TYPE[protocol],
+        serializer: protocol === 'http/json' ? JsonTraceSerializer : ProtobufTraceSerializer,
+      };
+    } catch {
+      this.reasons.push('this sdk-node has no @opentelemetry/sdk-trace to batch spans with');
+    }
+  }
+
+  private setUpLogs(load: LineLoader, env: NodeJS.ProcessEnv) {
+    const protocol = httpProtocol(env, 'LOGS');
+    if (protocol === 'none') return;
+    if (protocol === undefined) {
+      this.reasons.push('log records go through an exporter other than OTLP/HTTP');
+      return;
+    }
+    try {
+      const options = batchOptions(env, 'OTEL_BLRP');
+      const { BatchLogRecordProcessor } = load('@opentelemetry/sdk-logs') as {
+        BatchLogRecordProcessor: BatchLogProcessorClass;
+      };
+      const { OTLPLogExporter } = load(LOG_EXPORTERS[protocol]) as {
+        OTLPLogExporter: new () => LogRecordExporter;
+      };
+      const { JsonLogsSerializer, ProtobufLogsSerializer } = load(
+        TRANSFORMER,
+        LOG_EXPORTERS[protocol],
+      ) as Serializers;
+      const ledger = new ExitLedger<SdkLogRecord>(options.maxQueueSize ?? 2048);
+      this.config.logRecordProcessors = [
+        new LogTracker(ledger),
+        new BatchLogRecordProcessor({
+          ...options,
+          exporter: ledgered(new OTLPLogExporter(), ledger),
+        }),
+      ];
+      this.logs = {
+        ledger,
+        target: otlpHttpTarget(env, 'logs'),
+        contentType: CONTENT_TYPE[protocol],
+        serializer: protocol === 'http/json' ? JsonLogsSerializer : ProtobufLogsSerializer,
+      };
+    } catch {
+      this.reasons.push('this sdk-node has no @opentelemetry/sdk-logs to batch log records with');
+    }
+  }
+
+  /**
+   * Ends the spans still open (as errors: the process exited before they ended) and sends every
+   * span and log record the collector has not confirmed, in one synchronous step (a child process
+   * making one POST per signal) of at most {@link SYNC_POST_TIMEOUT_MS}. Returns one line per signal that did not get through,
+   * and one for a signal without such a path: the caller says them.
+   */
+  flushSync(): string[] {
+    const problems: string[] = [];
+    for (const span of this.tracker?.open ?? []) {
+      if (!span.isRecording()) continue;
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: 'the process exited before the span ended',
+      });
+      span.end();
+    }
+    const batches: Array<{ what: string; count: number; post: SyncPost }> = [];
+    const add = <T>(path: SyncPath<T> | undefined, what: string): void => {
+      const items = path?.ledger.take() ?? [];
+      const body =
+        path === undefined || items.length === 0
+          ? undefined
+          : path.serializer.serializeRequest(items);
+      if (path !== undefined && body !== undefined)
+        batches.push({
+          what,
+          count: items.length,
+          post: { target: path.target, contentType: path.contentType, body },
+        });
+    };
+    add(this.spans, 'spans');
+    add(this.logs, 'log records');
+    if (batches.length > 0) {
+      const results = this.post(
+        batches.map((b) => b.post),
+        SYNC_POST_TIMEOUT_MS,
+      );
+      batches.forEach((batch, i) => {
+        const result = results[i] ?? 'unreachable';
+        if (result !== 'sent')
+          problems.push(
+            `${batch.count} ${batch.what} not sent at exit (${batch.post.target.url} ${result})`,
+          );
+      });
+    }
+    for (const reason of this.reasons)
+      problems.push(
+        `telemetry still batched at exit is lost: ${reason} (see "Stopping without losing telemetry" in docs/operations.md)`,
+      );
+    return problems;
+  }
+}

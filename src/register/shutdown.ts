@@ -1,0 +1,107 @@
+/** How long the flush at SIGTERM, SIGINT or `beforeExit` may take before the process goes on. */
+export const SHUTDOWN_TIMEOUT_MS = 5_000;
+
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/** What the exit handlers drive: the SDK's flush and the synchronous last resort. */
+export interface ExitHooks {
+  /** Flushes and stops telemetry. */
+  shutdown(): Promise<void>;
+  /** Sends what is still unconfirmed, synchronously; returns the lines to say (what was lost). */
+  flushSync(): string[];
+  /** Says one line on stderr. */
+  notice(message: string): void;
+}
+
+/** The part of `process` the handlers use, so tests can drive them without ending the runner. */
+export type ExitProcess = Pick<
+  NodeJS.Process,
+  'on' | 'removeListener' | 'listenerCount' | 'kill' | 'pid'
+>;
+
+/**
+ * How the register entry ends telemetry, one object per started SDK:
+ * - SIGTERM / SIGINT start one flush bounded by {@link SHUTDOWN_TIMEOUT_MS}. The handlers stay
+ *   installed until it ends, so a second signal (a process-group signal plus a wrapper that
+ *   forwards it) cannot kill the process in the middle of it; once it ends, the signal is
+ *   raised again when no other listener owns the exit, so the process ends the way it would
+ *   have without telemetry.
+ * - `beforeExit` (the event loop ran dry) starts the same flush; the process then exits with
+ *   its own code.
+ * - `exit` before that flush ended (`process.exit()`, an uncaught exception, an unhandled
+ *   rejection, a listener of the signal that exits): nothing asynchronous runs any more, so
+ *   `flushSync` sends what it can.
+ */
+export class ExitHandlers {
+  private stopping: Promise<void> | undefined;
+  private done = false;
+  private repeated = false;
+  /** The first signal: the one raised again once the flush ends. */
+  private signalled: NodeJS.Signals | undefined;
+  private readonly onSignal = (signal: NodeJS.Signals): void => this.signal(signal);
+  private readonly onBeforeExit = (): void => void this.stop();
+  private readonly onExit = (): void => this.exit();
+
+  constructor(
+    private readonly hooks: ExitHooks,
+    private readonly proc: ExitProcess = process,
+    private readonly timeoutMs: number = SHUTDOWN_TIMEOUT_MS,
+  ) {
+    for (const signal of SIGNALS) proc.on(signal, this.onSignal);
+    proc.on('beforeExit', this.onBeforeExit);
+    proc.on('exit', this.onExit);
+  }
+
+  /** The one bounded flush; every later caller gets the same promise. It never rejects. */
+  stop(): Promise<void> {
+    return (this.stopping ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.hooks.notice(
+          `telemetry flush did not end within ${this.timeoutMs} ms; going on without it`,
+        );
+        resolve();
+      }, this.timeoutMs);
+      timer.unref();
+      this.hooks
+        .shutdown()
+        .catch((error: unknown) => this.hooks.notice(`telemetry flush failed: ${firstLine(error)}`))
+        .finally(() => {
+          clearTimeout(timer);
+          this.done = true;
+          resolve();
+        });
+    }));
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    if (this.signalled !== undefined) {
+      if (!this.done && !this.repeated)
+        this.hooks.notice(
+          `${signal} during the telemetry flush: the process ends when the flush does (within ${this.timeoutMs} ms)`,
+        );
+      this.repeated = true;
+      return;
+    }
+    this.signalled = signal;
+    void this.stop().then(() => {
+      for (const s of SIGNALS) this.proc.removeListener(s, this.onSignal);
+      // Other listeners own the exit; with none left, end the way the signal would have.
+      if (this.proc.listenerCount(signal) === 0) this.proc.kill(this.proc.pid, signal);
+    });
+  }
+
+  private exit(): void {
+    if (this.done) return;
+    this.done = true;
+    try {
+      for (const line of this.hooks.flushSync()) this.hooks.notice(line);
+    } catch (error) {
+      // The exit goes on whatever happens here: never turn it into a crash.
+      this.hooks.notice(`telemetry not sent at exit: ${firstLine(error)}`);
+    }
+  }
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
