@@ -117,7 +117,6 @@ export function startServerCall(
   return call;
 }
 
-
 /**
  * Ends `call` with its response `message`: records the result or error on the span and the
  * duration histogram, runs the response hook. Returns the message to send: for an error result
@@ -222,7 +221,7 @@ function completeToolResult(
   }
   if (!config.addFailureObjects) return { result, reading };
   const failure = failureFromClassification(
-    classifyErrorResult(call.thrown, result, classifierFor(config, call.target)),
+    classifyErrorResult(call.thrown, result, classifierFor(config, call)),
     // With no tracer provider the span is a no-op with an all-zero trace ID: use a random ID then.
     serverCallTraceId(call) ?? randomTraceLikeId(),
   );
@@ -232,9 +231,11 @@ function completeToolResult(
   if (
     config.redactThrownErrorText &&
     call.thrown !== undefined &&
+    call.thrownClass === undefined &&
     !isToolFailureError(call.thrown)
   ) {
-    // The SDK put the thrown error's own message in the result; keep it on the server only.
+    // The SDK put the thrown error's own message in the result; keep it on the server only. A
+    // framework's caller-facing error (fastmcp's UserError) was written for the caller: it stays.
     completed.content = [{ type: 'text', text: redactedText(failure) }];
   }
   // Built here from the package's own classifier: re-reading it would only repeat the work.
@@ -287,13 +288,14 @@ export function endCall(source: TelemetrySource, call: ServerCall, errorType: st
   call.span.end();
 }
 
-/** The user's classifier, then the rules as data (which may match on the tool), as one. */
-function classifierFor(
-  config: ResolvedConfig,
-  tool: string | undefined,
-): ErrorClassifier | undefined {
+/**
+ * The user's classifier, then the rules as data (which may match on the tool), then what a
+ * framework said of the error the call noted, as one.
+ */
+function classifierFor(config: ResolvedConfig, call: ServerCall): ErrorClassifier | undefined {
   const { errorClassifier: custom, rules } = config;
-  if (rules === undefined) return custom;
+  const { target: tool, thrown, thrownClass } = call;
+  if (rules === undefined && thrownClass === undefined) return custom;
   return (error) => {
     if (custom !== undefined) {
       try {
@@ -303,6 +305,8 @@ function classifierFor(
         // A broken classifier must not break the tool call; the rules apply.
       }
     }
-    return rules.classify(error, tool);
+    const byRule = rules?.classify(error, tool);
+    if (byRule !== undefined) return byRule;
+    return error === thrown && thrownClass !== undefined ? { ...thrownClass } : undefined;
   };
 }
