@@ -4,10 +4,13 @@
  * and the official SDK client in this process (instrumented in memory) talking to a server the
  * project runs as a stdio child process.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, cpSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { run, tempDir } from '../observability/helpers.js';
 import type { Runtime } from '../helpers/runtimes.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
@@ -61,6 +64,8 @@ export function otlpEnv(receiverUrl: string, serviceName: string): NodeJS.Proces
     OTEL_BSP_SCHEDULE_DELAY: '100',
     OTEL_METRICS_EXPORTER: 'none',
     OTEL_LOGS_EXPORTER: 'none',
+    // The instrumentation's diagnostics on stderr: a patch that does not fit says so there.
+    OTEL_LOG_LEVEL: 'warn',
   };
 }
 
@@ -80,7 +85,7 @@ export async function callTools(
   cwd: string,
   args: readonly string[],
   env: NodeJS.ProcessEnv,
-  calls: Record<string, { name: string; arguments?: Record<string, unknown> }>,
+  calls: Calls,
   beforeClose?: () => Promise<void>,
 ): Promise<{ outcomes: Record<string, Outcome>; stderr: string }> {
   const transport = new StdioClientTransport({
@@ -92,6 +97,22 @@ export async function callTools(
   });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    return { outcomes: await callToolsOver(transport, calls, beforeClose), stderr };
+  } catch (error) {
+    throw new Error(`${String(error)}; the server said:\n${stderr}`);
+  }
+}
+
+/** Tool calls by label. */
+export type Calls = Record<string, { name: string; arguments?: Record<string, unknown> }>;
+
+/** Connects the official SDK client over `transport`, calls each tool, runs `beforeClose`, closes. */
+export async function callToolsOver(
+  transport: Transport,
+  calls: Calls,
+  beforeClose?: () => Promise<void>,
+): Promise<Record<string, Outcome>> {
   const client = new Client({ name: 'frameworks-test', version: '1.0.0' });
   const outcomes: Record<string, Outcome> = {};
   try {
@@ -105,12 +126,10 @@ export async function callTools(
       );
     }
     await beforeClose?.();
-  } catch (error) {
-    throw new Error(`${String(error)}; the server said:\n${stderr}`);
   } finally {
     await client.close();
   }
-  return { outcomes, stderr };
+  return outcomes;
 }
 
 /** The failure object of a result, if any. */
@@ -126,4 +145,55 @@ export function withoutFailure(outcome: Outcome | undefined): Outcome | undefine
   if (meta === undefined) return outcome;
   const { [KEY]: _failure, ...others } = meta as Record<string, unknown>;
   return { result: Object.keys(others).length === 0 ? rest : { ...rest, _meta: others } };
+}
+
+/** A port nothing listens on, on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `args` with the runtime's node in `cwd` as an HTTP server on a free port of 127.0.0.1;
+ * resolves once it writes `ready` on stderr, with its MCP endpoint and a way to stop it.
+ */
+export async function startHttpServer(
+  runtime: Runtime,
+  cwd: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  ready: string,
+): Promise<{ url: URL; stderr: () => string; stop: () => void }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(runtime.node, args, {
+    cwd,
+    env: runtimeEnv(runtime, { ...env, PORT: String(port) }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listen: ${stderr}`)), 30_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.includes(ready)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}): ${stderr}`));
+    });
+  });
+  return {
+    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    stderr: () => stderr,
+    stop: () => child.kill('SIGTERM'),
+  };
 }
