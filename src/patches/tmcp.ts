@@ -28,7 +28,7 @@ export function patchTmcpServer(
 ): string | undefined {
   const record = proto as Record<string, unknown>;
   if (typeof record.receive !== 'function' || typeof record.tool !== 'function')
-    return 'its McpServer has no receive() or tool()';
+    return 'has an McpServer without receive() or tool()';
   wrap(
     proto,
     'receive',
