@@ -1,5 +1,6 @@
 // Installs the version-matrix fixtures (test/fixtures/sdk-*/ and otel-*/), the pinned MCP reference
-// servers and mcp-use (test/fixtures/reference-servers/, mcp-use/, for test/gates), the benchmark's
+// servers and mcp-use (test/fixtures/reference-servers/, mcp-use/, for test/gates), fastmcp and tmcp
+// (test/fixtures/server-frameworks/, whose tmcp the in-process tests import), the benchmark's
 // peer instrumentations (bench/peers/, run by the benchmark's smoke test) and Node.js 22 and 24
 // (test/runtimes/): `npm ci` in each folder
 // whose node_modules is missing or older than its package-lock.json. Each sdk-* fixture has its own
@@ -25,6 +26,7 @@ const folders = readdirSync(fixtures)
 folders.push(
   join(fixtures, 'reference-servers'),
   join(fixtures, 'mcp-use'),
+  join(fixtures, 'server-frameworks'),
   join(root, 'bench', 'peers'),
   join(root, 'test', 'runtimes'),
 );
