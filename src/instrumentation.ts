@@ -223,7 +223,10 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     return instrumentClientWith(this._telemetry(), client);
   }
 
-  /** Instruments one `McpServer` or low-level `Server` object (SDK 1.x or 2.x), or a tmcp `McpServer`, without module hooks. Returns the same object. */
+  /**
+   * Instruments one `McpServer` or low-level `Server` object (SDK 1.x or 2.x), or a tmcp
+   * `McpServer`, without module hooks. Returns the same object.
+   */
   instrumentServer<T extends object>(server: T): T {
     return instrumentServerWith(this._telemetry(), server);
   }

@@ -41,6 +41,7 @@ beforeAll(async () => {
   const dirs = await projectsFromLock(RUNTIMES, packed, fixture, [
     'fastmcp-server.mjs',
     'tmcp-server.mjs',
+    'user-error-rules.json',
   ]);
   RUNTIMES.forEach((runtime, i) => projects.set(runtime.major, dirs[i]!));
 }, 600_000);
@@ -120,6 +121,28 @@ const TMCP_CALLS = {
   denied: { name: 'denied', arguments: {} },
   ok: { name: 'ok', arguments: {} },
 };
+
+describe('fastmcp 4.20.16 with classification rules (Node.js 20)', () => {
+  it('a rule on the name UserError comes before the fastmcp classification; other errors keep theirs', async () => {
+    const runtime = RUNTIMES[0]!;
+    const calls = { refuse: FASTMCP_CALLS.refuse, boom: FASTMCP_CALLS.boom };
+    // docs/frameworks.md shows this file.
+    const traced = await callTools(
+      runtime,
+      projects.get(runtime.major)!,
+      [...REGISTER, 'fastmcp-server.mjs'],
+      {
+        ...otlpEnv(receiver.url, 'fastmcp-rules'),
+        OTEL_INSTRUMENTATION_MCP_CLASSIFICATION_RULES: './user-error-rules.json',
+      },
+      calls,
+    );
+    expect(classes(traced.outcomes)).toEqual({
+      refuse: { class: 'governance', code: 'policy_blocked' },
+      boom: { class: 'reliability', code: 'internal_error', retryable: false },
+    });
+  }, 60_000);
+});
 
 describe.each(RUNTIMES)('Node.js $major', (runtime) => {
   it('fastmcp 4.20.16, zero-code: a UserError is capability/invalid_input, its timeout reliability/timeout; results unchanged but for the failure object', async () => {
