@@ -163,7 +163,7 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
       'fastmcp',
       [FASTMCP_RANGE],
       (m: ModuleExports, version?: string) => this._patchFastMcp(m, version),
-      (m: ModuleExports) => this._unpatchExport(m, 'FastMCPSession'),
+      (m: ModuleExports) => this._unpatchExport(m, 'FastMCPSession', FASTMCP_SESSION_METHODS),
     );
     const tmcp = new InstrumentationNodeModuleDefinition(
       'tmcp',
@@ -370,12 +370,7 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     if (typeof cls === 'function')
       this._unpatchPrototype(
         (cls as { prototype: object }).prototype,
-        methods ??
-          (key === 'McpServer'
-            ? MCP_SERVER_METHODS
-            : key === 'FastMCPSession'
-              ? FASTMCP_SESSION_METHODS
-              : PROTOCOL_METHODS),
+        methods ?? (key === 'McpServer' ? MCP_SERVER_METHODS : PROTOCOL_METHODS),
       );
   }
 

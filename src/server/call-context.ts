@@ -98,5 +98,6 @@ export function release(call: ServerCall): void {
   call.done = true;
   call.params = undefined;
   call.thrown = undefined;
-  call.thrownClass = undefined;
+  // Set by a framework's patch only: other calls keep their shape.
+  if (call.thrownClass !== undefined) call.thrownClass = undefined;
 }
