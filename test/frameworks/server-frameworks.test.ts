@@ -1,8 +1,9 @@
 /**
  * Server frameworks beside the SDK, as users install them: a fresh project from the pinned lock
  * file of test/fixtures/server-frameworks (fastmcp 4.20.16 over SDK 1.32.2, tmcp 1.20.0 with
- * @tmcp/transport-stdio 0.5.0), the packed tarball added, on Node.js 20, 22 and 24. Each server
- * runs as a stdio child process, once plainly and once under
+ * @tmcp/transport-stdio 0.5.0 and @tmcp/transport-http 0.9.0), the packed tarball added, on
+ * Node.js 20, 22 and 24. Each server runs as a stdio child process (tmcp also over Streamable HTTP
+ * on 127.0.0.1), once plainly and once under
  * `node --import @omcp/instrumentation-mcp/register`, exporting over OTLP/HTTP to a receiver on
  * 127.0.0.1; the official SDK client in this process calls its tools, so every call goes through
  * the framework's own tool execution.
@@ -19,12 +20,15 @@ import { runtimes } from '../helpers/runtimes.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { ROOT } from '../observability/helpers.js';
 import { pack } from '../packaging/install.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   REGISTER,
   callTools,
+  callToolsOver,
   failureOf,
   otlpEnv,
   projectsFromLock,
+  startHttpServer,
   withoutFailure,
   type Outcome,
 } from './server-install.js';
@@ -240,4 +244,35 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
     expect(names).toContain('initialize');
     expect(traced.stderr).not.toMatch(/please report this version/);
   }, 120_000);
+
+  it('tmcp 1.20.0 over @tmcp/transport-http 0.9.0, zero-code: server spans in the caller trace with the session id, error results classified', async () => {
+    const service = `tmcp-http-node${runtime.major}`;
+    const server = await startHttpServer(
+      runtime,
+      projects.get(runtime.major)!,
+      [...REGISTER, 'tmcp-server.mjs'],
+      otlpEnv(receiver.url, service),
+      'tmcp-fixture: listening',
+    );
+    const calls = { refuse: TMCP_CALLS.refuse, denied: TMCP_CALLS.denied };
+    let outcomes: Record<string, Outcome>;
+    try {
+      outcomes = await callToolsOver(new StreamableHTTPClientTransport(server.url), calls);
+    } finally {
+      server.stop();
+    }
+    expect(classes(outcomes)).toEqual({
+      refuse: { class: 'reliability', code: 'internal_error', retryable: false },
+      denied: {
+        class: 'governance',
+        code: 'permission_denied',
+        agentGuidance: 'Ask the user to grant the mail permission.',
+      },
+    });
+    await expectOneTrace(service, outcomes, calls);
+    const spans = receiver.spans.filter((s) => s.serviceName === service);
+    const sessions = new Set(spans.map((s) => s.attributes['mcp.session.id']));
+    expect(sessions.size).toBe(1);
+    expect([...sessions][0]).toMatch(/^[0-9a-f-]{36}$/);
+  }, 60_000);
 });
