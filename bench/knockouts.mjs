@@ -51,7 +51,7 @@ const KNOCKOUTS = [
     drops: 'the running call not in the context: nothing thrown is noted (ok path only)',
     edits: [
       [
-        'server/transport-tap.js',
+        'server/server-call.js',
         'new CallContext(trace.setSpan(parent, span), call)',
         'trace.setSpan(parent, span)',
       ],
@@ -83,7 +83,7 @@ const KNOCKOUTS = [
   {
     name: 'no-failure-object',
     drops: 'no failure object classified or added (addFailureObjects: false)',
-    edits: [['server/transport-tap.js', 'if (!config.addFailureObjects)', 'if (true)']],
+    edits: [['server/server-call.js', 'if (!config.addFailureObjects)', 'if (true)']],
   },
   {
     name: 'fixed-classification',
@@ -113,8 +113,8 @@ const KNOCKOUTS = [
     name: 'object-not-sent',
     drops: 'the failure object classified and recorded on the server, not added to the result',
     edits: [
-      ['server/transport-tap.js', 'if (completed.result !== result)', 'if (false)'],
-      ['server/transport-tap.js', 'result = completed.result;', ''],
+      ['server/server-call.js', 'if (completed.result !== result)', 'if (false)'],
+      ['server/server-call.js', 'result = completed.result;', ''],
     ],
   },
   {
@@ -186,7 +186,7 @@ const KNOCKOUTS = [
     edits: [
       ['client/request.js', 'const attempt = attemptOf(active);', 'const attempt = undefined;'],
       [
-        'server/transport-tap.js',
+        'server/server-call.js',
         'const attempt = attemptOfMeta(params);',
         'const attempt = undefined;',
       ],

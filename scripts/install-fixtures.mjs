@@ -1,7 +1,7 @@
 // Installs the version-matrix fixtures (test/fixtures/sdk-*/ and otel-*/), the pinned MCP reference
 // servers and mcp-use (test/fixtures/reference-servers/, mcp-use/, for test/gates), the other
 // third-party packages the tests run (pino and winston in app-logs/, the AI SDK's MCP client in
-// ai-sdk/, ...: each folder listed below), the benchmark's
+// ai-sdk/, fastmcp and tmcp in server-frameworks/, ...: each folder listed below), the benchmark's
 // peer instrumentations (bench/peers/, run by the benchmark's smoke test) and Node.js 22 and 24
 // (test/runtimes/): `npm ci` in each folder
 // whose node_modules is missing or older than its package-lock.json. Each sdk-* fixture has its own
@@ -29,6 +29,7 @@ folders.push(
   join(fixtures, 'mcp-use'),
   join(fixtures, 'app-logs'),
   join(fixtures, 'ai-sdk'),
+  join(fixtures, 'server-frameworks'),
   join(root, 'bench', 'peers'),
   join(root, 'test', 'runtimes'),
 );

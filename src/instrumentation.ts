@@ -21,6 +21,7 @@ import { createInstruments, type McpInstruments } from './shared/metrics.js';
 import { isRecord } from './shared/safe.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
 import { instrumentClientWith, instrumentServerWith } from './patches/instance.js';
+import { FASTMCP_RANGE, patchFastMcp } from './patches/fastmcp.js';
 import { patchMcpServer, patchProtocol, type Wrap } from './patches/protocol.js';
 import {
   AI_SDK_MCP_OUTSIDE,
@@ -31,6 +32,7 @@ import {
   patchAiSdkClient,
 } from './patches/ai-sdk-client.js';
 import { UnwrapGate } from './patches/unwrap-gate.js';
+import { TMCP_RANGE, patchTmcpServer } from './patches/tmcp.js';
 import { SCHEMA_URL } from './semconv.js';
 import type { McpInstrumentationConfig } from './types.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
@@ -51,6 +53,8 @@ const V1_MCP = {
 const SCOPE_OPTIONS = { schemaUrl: SCHEMA_URL };
 const PROTOCOL_METHODS = ['connect', 'request', 'setRequestHandler'];
 const MCP_SERVER_METHODS = ['tool', 'registerTool'];
+const FASTMCP_SESSION_METHODS = ['setupToolHandlers'];
+const TMCP_SERVER_METHODS = ['receive', 'tool'];
 
 type ModuleExports = Record<string, unknown>;
 
@@ -180,7 +184,21 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
         return m;
       },
     );
-    return [v1, ...v2, aiSdk, aiSdkOther];
+    // Server frameworks beside the SDK: fastmcp (over SDK 1.x, whose tool errors it flattens
+    // before the SDK sees them) and tmcp (its own MCP implementation).
+    const fastmcp = new InstrumentationNodeModuleDefinition(
+      'fastmcp',
+      [FASTMCP_RANGE],
+      (m: ModuleExports, version?: string) => this._patchFastMcp(m, version),
+      (m: ModuleExports) => this._unpatchExport(m, 'FastMCPSession', FASTMCP_SESSION_METHODS),
+    );
+    const tmcp = new InstrumentationNodeModuleDefinition(
+      'tmcp',
+      [TMCP_RANGE],
+      (m: ModuleExports, version?: string) => this._patchTmcp(m, version),
+      (m: ModuleExports) => this._unpatchExport(m, 'McpServer', TMCP_SERVER_METHODS),
+    );
+    return [v1, ...v2, aiSdk, aiSdkOther, fastmcp, tmcp];
   }
 
   override enable(): void {
@@ -235,7 +253,10 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     return instrumentClientWith(this._telemetry(), client);
   }
 
-  /** Instruments one `McpServer` or low-level `Server` object without module hooks. Returns the same object. */
+  /**
+   * Instruments one `McpServer` or low-level `Server` object (SDK 1.x or 2.x), or a tmcp
+   * `McpServer`, without module hooks. Returns the same object.
+   */
   instrumentServer<T extends object>(server: T): T {
     return instrumentServerWith(this._telemetry(), server);
   }
@@ -321,6 +342,54 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     return exports;
   }
 
+  private _patchFastMcp(exports: ModuleExports, version: string | undefined): ModuleExports {
+    this._patchFramework('fastmcp', FASTMCP_RANGE, version, exports.FastMCPSession, {
+      className: 'FastMCPSession',
+      methods: FASTMCP_SESSION_METHODS,
+      patch: (_proto, wrap) => patchFastMcp(exports, wrap),
+      consequence: 'a UserError stays reliability/internal_error',
+    });
+    return exports;
+  }
+
+  private _patchTmcp(exports: ModuleExports, version: string | undefined): ModuleExports {
+    this._patchFramework('tmcp', TMCP_RANGE, version, exports.McpServer, {
+      className: 'McpServer',
+      methods: TMCP_SERVER_METHODS,
+      patch: (proto, wrap) => patchTmcpServer(proto, this._telemetry(), wrap),
+      consequence: 'its requests get no server spans',
+    });
+    return exports;
+  }
+
+  /**
+   * Patches the prototype of a server framework's class; a module of another shape than the
+   * patch knows is said once, in one line, with what it means.
+   */
+  private _patchFramework(
+    name: string,
+    range: string,
+    version: string | undefined,
+    cls: unknown,
+    how: {
+      className: string;
+      methods: string[];
+      patch: (proto: object, wrap: Wrap) => string | undefined;
+      consequence: string;
+    },
+  ): void {
+    let problem: string | undefined =
+      typeof cls === 'function' ? undefined : `exports no ${how.className}`;
+    if (typeof cls === 'function')
+      this._patchClassPrototype(cls, how.methods, (proto, wrap) => {
+        problem = how.patch(proto, wrap);
+      });
+    if (problem !== undefined)
+      this._diag.warn(
+        `mcp: ${name} ${version ?? '(version unknown)'} ${problem}: ${how.consequence}. Supported: ${name} ${range}; please report this version.`,
+      );
+  }
+
   private _unpatchV2(exports: ModuleExports): void {
     for (const key of ['Client', 'Server']) {
       const cls = exports[key];
@@ -358,12 +427,12 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     this._diag.warn(message);
   }
 
-  private _unpatchExport(exports: ModuleExports, key: string): void {
+  private _unpatchExport(exports: ModuleExports, key: string, methods?: string[]): void {
     const cls = exports[key];
     if (typeof cls === 'function')
       this._unpatchPrototype(
         (cls as { prototype: object }).prototype,
-        key === 'McpServer' ? MCP_SERVER_METHODS : PROTOCOL_METHODS,
+        methods ?? (key === 'McpServer' ? MCP_SERVER_METHODS : PROTOCOL_METHODS),
       );
   }
 

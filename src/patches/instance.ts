@@ -9,6 +9,7 @@ import {
   wrapOwn,
   wrapRegisteredTool,
 } from './protocol.js';
+import { patchTmcpServer } from './tmcp.js';
 
 const MANUAL = Symbol.for('omcp.mcp.manual');
 type AnyFn = (this: unknown, ...args: unknown[]) => unknown;
@@ -40,6 +41,9 @@ export function instrumentServerWith<T extends object>(source: TelemetrySource, 
     ) {
       instrumentMcpServerInstance(record);
       instrumentProtocolInstance(source, record.server);
+    } else if (isTmcpServer(record)) {
+      // tmcp's own server: its tools registered before this are out of reach (a private map).
+      if (mark(server)) patchTmcpServer(server, source, wrapOwn);
     } else {
       instrumentProtocolInstance(source, server);
     }
@@ -47,6 +51,15 @@ export function instrumentServerWith<T extends object>(source: TelemetrySource, 
     source.diag.error('mcp: could not instrument the server', err);
   }
   return server;
+}
+
+/** tmcp's `McpServer`: it receives messages from its transports, and connects to none. */
+function isTmcpServer(server: Record<string, unknown>): boolean {
+  return (
+    typeof server.receive === 'function' &&
+    typeof server.tool === 'function' &&
+    typeof server.connect !== 'function'
+  );
 }
 
 /** Marks `target` instrumented; false when it already was. */

@@ -7,6 +7,7 @@ import {
   type Context,
   type Span,
 } from '@opentelemetry/api';
+import type { ErrorClassification } from '../tool-failure/types.js';
 
 /** What the server side knows of one incoming request while it runs. */
 export interface ServerCall {
@@ -20,6 +21,11 @@ export interface ServerCall {
   start: number;
   /** The error a handler or tool callback threw, caught before the SDK flattens it. */
   thrown?: unknown;
+  /**
+   * What a server framework says of `thrown` (fastmcp's `UserError`: a refusal its text tells
+   * the caller), used after the user's classifier and rules and before the built-in rules.
+   */
+  thrownClass?: ErrorClassification;
   done: boolean;
 }
 
@@ -60,10 +66,18 @@ export function runningCall(): ServerCall | undefined {
   return call?.done === false ? call : undefined;
 }
 
-/** Notes an error thrown by a handler or tool callback on the running server call. */
-export function noteThrown(error: unknown): void {
-  const call = runningCall();
-  if (call !== undefined && call.thrown === undefined) call.thrown = error;
+/**
+ * Notes an error thrown by a handler or tool callback on `call` (by default the running server
+ * call), with what a framework knows of it; the first error noted is the one kept.
+ */
+export function noteThrown(
+  error: unknown,
+  classification?: ErrorClassification,
+  call: ServerCall | undefined = runningCall(),
+): void {
+  if (call === undefined || call.done || call.thrown !== undefined) return;
+  call.thrown = error;
+  if (classification !== undefined) call.thrownClass = classification;
 }
 
 /** The trace ID of `call` (by default the running server call), if it has a valid span. */
@@ -84,4 +98,6 @@ export function release(call: ServerCall): void {
   call.done = true;
   call.params = undefined;
   call.thrown = undefined;
+  // Set by a framework's patch only: other calls keep their shape.
+  if (call.thrownClass !== undefined) call.thrownClass = undefined;
 }

@@ -16,14 +16,9 @@ export function wrapRequestHandler<H extends (this: unknown, ...args: unknown[])
   const onError = (request: unknown, error: unknown): unknown => {
     noteThrown(error);
     // The request is looked at only when something was thrown: the success path reads nothing.
-    if (ownValue(request, 'method') === 'tools/call' && isToolFailureError(error)) {
-      try {
-        const failure = error.toToolFailure(serverCallTraceId());
-        return toolFailureResult(failure, error.message, { metaKey: source.config().metaKey });
-      } catch {
-        throw error;
-      }
-    }
+    const result =
+      ownValue(request, 'method') === 'tools/call' ? failureResultOf(source, error) : undefined;
+    if (result !== undefined) return result;
     throw error;
   };
   const wrapped = function (this: unknown, ...args: unknown[]): unknown {
@@ -37,6 +32,20 @@ export function wrapRequestHandler<H extends (this: unknown, ...args: unknown[])
     }
   };
   return wrapped as H;
+}
+
+/**
+ * The tool result a thrown `ToolFailureError` stands for, with the running call's trace ID as
+ * its `correlationId`; undefined for any other error (or when it cannot be built).
+ */
+export function failureResultOf(source: TelemetrySource, error: unknown): unknown {
+  if (!isToolFailureError(error)) return undefined;
+  try {
+    const failure = error.toToolFailure(serverCallTraceId());
+    return toolFailureResult(failure, error.message, { metaKey: source.config().metaKey });
+  } catch {
+    return undefined;
+  }
 }
 
 /**

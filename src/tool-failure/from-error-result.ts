@@ -26,14 +26,19 @@ export function classifyErrorResult(
     }
     return classifyError({ code }, { classifier });
   }
-  // SDK 2.x writes its own argument check's refusal without the JSON-RPC prefix.
-  if (text !== undefined && SDK_INPUT_REFUSAL.test(text))
+  // SDK 2.x writes its own argument check's refusal without the JSON-RPC prefix, and tmcp its
+  // own two refusals (an unknown tool, arguments its schema rejects) in words of its own.
+  if (text !== undefined && (SDK_INPUT_REFUSAL.test(text) || TMCP_INPUT_REFUSAL.test(text)))
     return classifyError({ code: INVALID_PARAMS }, { classifier });
+  if (text !== undefined && TMCP_UNKNOWN_TOOL.test(text))
+    return { class: 'capability', code: 'capability_unsupported' };
   return classifyError(undefined, { classifier });
 }
 
 const SDK_ERROR_TEXT = /^MCP error (-?\d+): (.*)$/s;
 const SDK_INPUT_REFUSAL = /^Input validation error: /;
+const TMCP_INPUT_REFUSAL = /^Invalid arguments for tool \S+: /;
+const TMCP_UNKNOWN_TOOL = /^Tool \S+ not found$/;
 
 /** The short text that replaces a thrown error's message when `redactThrownErrorText` is on. */
 export function redactedText(failure: ToolFailure): string {

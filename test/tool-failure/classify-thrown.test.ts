@@ -242,4 +242,26 @@ describe("the SDK's own refusals, by their text", () => {
     expect(pick(v2)).toEqual({ class: 'capability', code: 'invalid_input', retryable: undefined });
     expect(pick(v1)).toEqual(pick(v2));
   });
+
+  it("tmcp's unknown tool and invalid arguments (its own words), and only those texts", () => {
+    const classify = (text: string) =>
+      pick(classifyErrorResult(undefined, result(text), undefined));
+    expect(classify('Tool nope not found')).toEqual({
+      class: 'capability',
+      code: 'capability_unsupported',
+      retryable: undefined,
+    });
+    expect(classify('Invalid arguments for tool add: [{"path":["a"]}]')).toEqual({
+      class: 'capability',
+      code: 'invalid_input',
+      retryable: undefined,
+    });
+    // A tool's own text that only starts alike stays the default.
+    for (const text of ['Tool nope not found, try later', 'Invalid arguments were logged'])
+      expect(classify(text)).toEqual({
+        class: 'reliability',
+        code: 'internal_error',
+        retryable: false,
+      });
+  });
 });
