@@ -1,4 +1,5 @@
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
+import { AbortLink } from '../shared/abort-link.js';
 import { withAttempt } from '../shared/attempt-context.js';
 import { withAttemptMeta } from '../shared/attempt-meta.js';
 import { toolFailure } from '../tool-failure/build.js';
@@ -373,20 +374,21 @@ class ToolRetryEngine {
       failure: decision.failure,
       ...(error === undefined ? {} : { error }),
     });
-    // The wait also ends when the client's connection closes: no attempt could follow.
-    const closed = closedSignal(client);
-    const until =
-      closed === undefined || signal === undefined
-        ? (closed ?? signal)
-        : AbortSignal.any([signal, closed]);
-    const waitEnds = this.clock.now() + decision.delayMs;
-    await sleep(decision.delayMs, until, this.clock);
-    // A timer may fire a little early against the wall clock; the next attempt never does
-    // (nor, when the wait is for an open circuit, does it reach the circuit before it half-opens).
-    const notBefore =
-      decision.delaySource === 'circuit_open' ? waitEnds : decision.failure.retryNotBefore;
-    while (notBefore !== undefined && this.clock.now() < notBefore) {
-      await sleep(notBefore - this.clock.now(), until, this.clock);
+    // The wait also ends when the client's connection closes: no attempt could follow. The
+    // link lets go of that long-lived signal when the wait ends.
+    const until = new AbortLink([signal, closedSignal(client)]);
+    try {
+      const waitEnds = this.clock.now() + decision.delayMs;
+      await sleep(decision.delayMs, until.signal, this.clock);
+      // A timer may fire a little early against the wall clock; the next attempt never does
+      // (nor, when the wait is for an open circuit, does it reach the circuit before it half-opens).
+      const notBefore =
+        decision.delaySource === 'circuit_open' ? waitEnds : decision.failure.retryNotBefore;
+      while (notBefore !== undefined && this.clock.now() < notBefore) {
+        await sleep(notBefore - this.clock.now(), until.signal, this.clock);
+      }
+    } finally {
+      until.dispose();
     }
   }
 
