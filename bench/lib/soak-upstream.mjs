@@ -1,0 +1,70 @@
+// The upstream MCP server of the soak (bench/soak.mjs, test/proxy/soak.test.ts): over stdio
+// (argv "stdio") or Streamable HTTP on 127.0.0.1, sessionful (argv "http": it prints
+// "listening <url>" on stdout). Tool "sink" takes any arguments and answers with their size;
+// tool "flaky" (idempotent) fails every other call with a retryable reliability failure, so a
+// retrying client retries every other call once.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+
+const KEY = 'io.modelcontextprotocol/toolFailure';
+
+function toolServer() {
+  const server = new McpServer({ name: 'soak-upstream', version: '1.0.0' });
+  const args = { data: z.unknown().optional() };
+  server.registerTool('sink', { inputSchema: args }, async ({ data }) => ({
+    content: [{ type: 'text', text: String(JSON.stringify(data ?? null).length) }],
+  }));
+  let calls = 0;
+  server.registerTool(
+    'flaky',
+    { inputSchema: args, annotations: { idempotentHint: true } },
+    async () => {
+      calls += 1;
+      if (calls % 2 === 1)
+        return {
+          isError: true,
+          content: [{ type: 'text', text: `transient failure ${calls}` }],
+          _meta: {
+            [KEY]: {
+              class: 'reliability',
+              code: 'unavailable',
+              retryable: true,
+              correlationId: `soak-${calls}`,
+            },
+          },
+        };
+      return { content: [{ type: 'text', text: `ok ${calls}` }] };
+    },
+  );
+  return server;
+}
+
+if (process.argv[2] === 'http') {
+  const sessions = new Map();
+  const http = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const body = text === '' ? undefined : JSON.parse(text);
+    const sid = req.headers['mcp-session-id'];
+    let transport = typeof sid === 'string' ? sessions.get(sid) : undefined;
+    if (transport === undefined) {
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => sessions.set(id, transport),
+      });
+      transport.onclose = () => sessions.delete(transport.sessionId);
+      await toolServer().connect(transport);
+    }
+    await transport.handleRequest(req, res, body);
+  });
+  http.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`listening http://127.0.0.1:${http.address().port}/mcp\n`);
+  });
+} else {
+  await toolServer().connect(new StdioServerTransport());
+}
