@@ -1,8 +1,9 @@
 // The upstream MCP server of the soak (bench/soak.mjs, test/proxy/soak.test.ts): over stdio
 // (argv "stdio") or Streamable HTTP on 127.0.0.1, sessionful (argv "http": it prints
 // "listening <url>" on stdout). Tool "sink" takes any arguments and answers with their size;
-// tool "flaky" (idempotent) fails every other call with a retryable reliability failure, so a
-// retrying client retries every other call once.
+// tool "flaky" (idempotent) fails the first attempt of every other call (an even number before
+// the ":" of its `data`) with a retryable reliability failure, so a retrying client retries
+// every other call once.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -11,6 +12,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { z } from 'zod';
 
 const KEY = 'io.modelcontextprotocol/toolFailure';
+/** Set by the retry engine on the params of every attempt after the first. */
+const ATTEMPT = 'dev.omcp/attempt';
 
 function toolServer() {
   const server = new McpServer({ name: 'soak-upstream', version: '1.0.0' });
@@ -18,26 +21,25 @@ function toolServer() {
   server.registerTool('sink', { inputSchema: args }, async ({ data }) => ({
     content: [{ type: 'text', text: String(JSON.stringify(data ?? null).length) }],
   }));
-  let calls = 0;
   server.registerTool(
     'flaky',
     { inputSchema: args, annotations: { idempotentHint: true } },
-    async () => {
-      calls += 1;
-      if (calls % 2 === 1)
+    async ({ data }, extra) => {
+      const n = Number(String(data).split(':', 1)[0]);
+      if (n % 2 === 0 && extra._meta?.[ATTEMPT] === undefined)
         return {
           isError: true,
-          content: [{ type: 'text', text: `transient failure ${calls}` }],
+          content: [{ type: 'text', text: `transient failure ${n}` }],
           _meta: {
             [KEY]: {
               class: 'reliability',
               code: 'unavailable',
               retryable: true,
-              correlationId: `soak-${calls}`,
+              correlationId: `soak-${n}`,
             },
           },
         };
-      return { content: [{ type: 'text', text: `ok ${calls}` }] };
+      return { content: [{ type: 'text', text: `ok ${n}` }] };
     },
   );
   return server;
