@@ -34,7 +34,11 @@ const SCENARIOS = {
       onSample: progress('retry-client'),
     }),
   'proxy-hostile-bodies': async () =>
-    (await import('./lib/soak-hostile.mjs')).hostileBodies({ requests: hostileCount, every: 20 }),
+    (await import('./lib/soak-hostile.mjs')).hostileBodies({
+      requests: hostileCount,
+      every: 20,
+      onSample: progress('proxy-hostile-bodies'),
+    }),
 };
 
 const only = process.env.SOAK_ONLY?.split(',') ?? Object.keys(SCENARIOS);

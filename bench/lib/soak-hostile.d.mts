@@ -9,7 +9,7 @@ export function hostileBodies(options: {
   node?: string;
   onSample?: (sample: SoakSample) => void;
 }): Promise<{
-  samples: SoakSample[];
+  samples: Array<SoakSample & { served: number }>;
   elapsedMs: number;
   bodyBytes: number;
   peakRss: number;

@@ -2,9 +2,10 @@
 // one attacker session sending, one at a time, `tools/call` requests whose arguments hold
 // 1,390,000 empty arrays (4.17 MB bodies, under the 4 MiB body limit), while a legitimate
 // client makes small calls in parallel in a session of its own. Every 20 requests (`every`)
-// the proxy's heap after GC and RSS are read; its peak RSS (VmHWM) at the end.
+// the proxy's heap after GC and RSS are read, with the legitimate calls answered so far
+// (`served`); its peak RSS (VmHWM) at the end.
 import { readFileSync } from 'node:fs';
-import { startMeasured } from './soak-process.mjs';
+import { PATIENT_PROXY, startMeasured } from './soak-process.mjs';
 import { exitNote } from './soak-proxy.mjs';
 import { WireClient } from './soak-wire.mjs';
 
@@ -27,6 +28,7 @@ export async function hostileBodies({ requests, every = 20, heapMiB = 1024, onSa
       'dist/esm/cli/mcp-failure-proxy.js',
       '--listen',
       '127.0.0.1:0',
+      ...PATIENT_PROXY,
       '--auth-token-env',
       'SOAK_PROXY_TOKEN',
       '--',
@@ -70,7 +72,7 @@ export async function hostileBodies({ requests, every = 20, heapMiB = 1024, onSa
       if (message.result?.content?.[0]?.text !== expected)
         throw new Error(`attack request ${n} answered ${JSON.stringify(message).slice(0, 300)}`);
       if (n % every === 0 || n === requests) {
-        samples.push({ calls: n, ...(await proxy.measure()) });
+        samples.push({ calls: n, ...(await proxy.measure()), served: legitimate.calls });
         onSample?.(samples.at(-1));
       }
     }

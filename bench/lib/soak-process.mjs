@@ -4,6 +4,12 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
+/**
+ * Proxy options for a soak: on a loaded machine starting the upstream child or relaying a
+ * 4 MB body can take longer than the defaults (10 s, 30 s), and a soak measures memory, not
+ * timeouts.
+ */
+export const PATIENT_PROXY = ['--connect-timeout', '120000', '--timeout', '300000'];
 const PROBE = fileURLToPath(new URL('./soak-probe.cjs', import.meta.url));
 
 /**

@@ -33,3 +33,14 @@ export function growthOf(samples: SoakSample[]): SoakGrowth;
 export function exitNote(
   out: { code: number | null; signal: string | null; stderr: string } | null,
 ): string;
+
+export const SMALL_SOAK: Readonly<{
+  calls: number;
+  every: number;
+  warmup: number;
+  timeoutMs: number;
+}>;
+export const MAX_BYTES_PER_CALL: number;
+export const MAX_RSS_RATIO: number;
+export function afterWarmup(samples: SoakSample[]): SoakSample[];
+export function describeRun(samples: SoakSample[]): string;

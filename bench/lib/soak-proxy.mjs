@@ -3,7 +3,7 @@
 // whose arguments are `argBytes` long, with `concurrency` in flight; after every `every` calls,
 // with none in flight, its heap after GC and resident set are read (soak-probe.cjs). Used by
 // bench/soak.mjs at full scale and by test/proxy/soak.test.ts at a small one.
-import { startHelper, startMeasured } from './soak-process.mjs';
+import { PATIENT_PROXY, startHelper, startMeasured } from './soak-process.mjs';
 import { WireClient } from './soak-wire.mjs';
 
 const CLI = 'dist/esm/cli/mcp-failure-proxy.js';
@@ -34,9 +34,18 @@ export async function soakProxy({
 }) {
   const helper = upstream === 'http' ? startHelper([UPSTREAM, 'http'], /listening (\S+)\n/) : null;
   const upstreamArgs =
-    helper === null ? ['--', process.execPath, UPSTREAM, 'stdio'] : ['--upstream-url', await helper.line];
+    helper === null
+      ? ['--', process.execPath, UPSTREAM, 'stdio']
+      : ['--upstream-url', await helper.line];
   const proxy = startMeasured(
-    [CLI, '--listen', '127.0.0.1:0', ...(stateless ? ['--stateless'] : []), ...upstreamArgs],
+    [
+      CLI,
+      '--listen',
+      '127.0.0.1:0',
+      ...PATIENT_PROXY,
+      ...(stateless ? ['--stateless'] : []),
+      ...upstreamArgs,
+    ],
     {
       heapMiB,
       node,
@@ -100,6 +109,35 @@ export function exitNote(out) {
   const lines = out.stderr.trim().split('\n');
   const why = lines.find((l) => /out of memory|FATAL ERROR/i.test(l)) ?? lines.at(-1) ?? '';
   return ` (it exited ${out.code ?? out.signal}: ${why.trim()})`;
+}
+
+/**
+ * The scale of the soak in npm test: readings every 500 calls up to 3,000, judged from call
+ * 1,000 on (the readings before include the warm-up of the process). A leak of 1 KB per call
+ * adds 2 MiB over the 2,000 calls judged: over the line, MAX_BYTES_PER_CALL, by 2x.
+ */
+export const SMALL_SOAK = Object.freeze({
+  calls: 3000,
+  every: 500,
+  warmup: 1000,
+  timeoutMs: 900_000,
+});
+/** Heap kept per call above which a soak calls it a leak: half of the 1 KB it must reveal. */
+export const MAX_BYTES_PER_CALL = 512;
+/** RSS may not pass its first judged reading by more than this share (at any reading). */
+export const MAX_RSS_RATIO = 1.1;
+
+/** The readings from the small soak's warm-up on. */
+export function afterWarmup(samples) {
+  return samples.filter((s) => s.calls >= SMALL_SOAK.warmup);
+}
+
+/** The readings in one line, in MiB. */
+export function describeRun(samples) {
+  const mib = (b) => (b / 2 ** 20).toFixed(2);
+  return samples
+    .map((s) => `${s.calls}: heap ${mib(s.heap)} MiB, RSS ${mib(s.rss)} MiB`)
+    .join('; ');
 }
 
 /** The least-squares slope of `y` over `x` of the samples: bytes kept per call. */

@@ -30,7 +30,7 @@ export async function soakRetryClient({
   const samples = [];
   let retried = 0;
   try {
-    for (let done = 0; done < calls; ) {
+    for (let done = 0; done < calls;) {
       const step = Math.min(every, calls - done);
       child.stdin.write(`run ${step}\n`);
       const next = await lines.next();
