@@ -64,6 +64,10 @@ if (process.argv[2] === 'http') {
     }
     await transport.handleRequest(req, res, body);
   });
+  // Idle keep-alive connections are kept longer than any stall of a loaded machine: a client
+  // reusing a connection the server is closing gets a reset, which is not what a soak measures.
+  http.keepAliveTimeout = 600_000;
+  http.headersTimeout = 601_000;
   http.listen(0, '127.0.0.1', () => {
     process.stdout.write(`listening http://127.0.0.1:${http.address().port}/mcp\n`);
   });
