@@ -30,7 +30,7 @@ const retrying = withToolRetry(client, {
 });
 // The engine learns from the listing that "flaky" is idempotent, so it may retry it.
 await retrying.listTools();
-const shutdown = new AbortController();
+const shutdown = new globalThis.AbortController();
 let total = 0;
 let retried = 0;
 
