@@ -12,6 +12,7 @@ export interface SoakGrowth {
   rssRatio: number;
   maxHeapRatio: number;
   maxRssRatio: number;
+  settledRssRatio: number;
 }
 
 export function soakProxy(options: {

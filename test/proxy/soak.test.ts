@@ -43,7 +43,7 @@ describe.skipIf(process.platform !== 'linux')('the proxy keeps nothing per relay
         );
         expect(measured).toHaveLength(5);
         expect(growth.heapBytesPerCall).toBeLessThan(MAX_BYTES_PER_CALL);
-        expect(growth.maxRssRatio).toBeLessThan(MAX_RSS_RATIO);
+        expect(growth.settledRssRatio).toBeLessThan(MAX_RSS_RATIO);
       },
       TIMEOUT,
     );

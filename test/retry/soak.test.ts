@@ -32,7 +32,7 @@ describe.skipIf(process.platform !== 'linux')('withToolRetry keeps nothing per c
       );
       expect(retried).toBe(calls / 2);
       expect(growth.heapBytesPerCall).toBeLessThan(MAX_BYTES_PER_CALL);
-      expect(growth.maxRssRatio).toBeLessThan(MAX_RSS_RATIO);
+      expect(growth.settledRssRatio).toBeLessThan(MAX_RSS_RATIO);
     },
     timeoutMs,
   );
