@@ -35,8 +35,9 @@ if (plant > 0) {
   const http = require('node:http');
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (event, ...args) {
-    // A distinct string each time, so nothing is shared between the kept ones.
-    if (event === 'request') kept.push(`${kept.length}:`.padEnd(plant, 'x'));
+    // An array of plant / 8 doubles: its elements take exactly `plant` bytes of heap, shared
+    // with nothing (a padded string may share its padding with the others).
+    if (event === 'request') kept.push(new Array(Math.ceil(plant / 8)).fill(kept.length + 0.5));
     return emit.call(this, event, ...args);
   };
 }

@@ -114,7 +114,7 @@ export function exitNote(out) {
 /**
  * The scale of the soak in npm test: readings every 500 calls up to 3,000, judged from call
  * 1,000 on (the readings before include the warm-up of the process). A leak of 1 KB per call
- * adds 2 MiB over the 2,000 calls judged: over the line, MAX_BYTES_PER_CALL, by 2x.
+ * adds 2 MiB over the 2,000 calls judged, 1.6x the line MAX_BYTES_PER_CALL.
  */
 export const SMALL_SOAK = Object.freeze({
   calls: 3000,
@@ -122,8 +122,13 @@ export const SMALL_SOAK = Object.freeze({
   warmup: 1000,
   timeoutMs: 900_000,
 });
-/** Heap kept per call above which a soak calls it a leak: half of the 1 KB it must reveal. */
-export const MAX_BYTES_PER_CALL = 512;
+/**
+ * Heap kept per call above which a soak calls it a leak: 5/8 of the 1 KB it must reveal. The
+ * small soak's clean runs read up to about 400 B/call (the warm-up of the process still shows
+ * between calls 1,000 and 3,000; over 100,000 calls the same proxy reads about 10 B/call), a
+ * planted 1 KB/call reads that plus 1,024.
+ */
+export const MAX_BYTES_PER_CALL = 640;
 /** RSS may not pass the reading it is judged against by more than this share. */
 export const MAX_RSS_RATIO = 1.1;
 

@@ -42,7 +42,8 @@ async function one(n) {
   );
   if (result.outcome !== 'success') throw new Error(`call ${n}: ${result.outcome}`);
   if (result.attempts > 1) retried += 1;
-  if (plant > 0) kept.push(`${kept.length}:`.padEnd(plant, 'x'));
+  // As soak-probe.cjs plants it: plant / 8 doubles, exactly `plant` bytes of heap each.
+  if (plant > 0) kept.push(new Array(Math.ceil(plant / 8)).fill(kept.length + 0.5));
 }
 
 for await (const line of createInterface({ input: process.stdin })) {

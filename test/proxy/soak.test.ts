@@ -7,7 +7,7 @@
 // Why this scale shows a leak of 1 KB per call: from call 1,000 on, the heap is read every 500
 // calls up to 3,000 (SMALL_SOAK), and the least-squares slope of those readings is the heap kept per call.
 // A leak of 1 KB per call adds 1,024 B/call to it (2 MiB over the 2,000 calls read); the proxy
-// without a leak stays under MAX_BYTES_PER_CALL, half of that. The planted-leak
+// without a leak stays under MAX_BYTES_PER_CALL, 640. The planted-leak
 // test below proves it: the same proxy made to keep 1 KB per request reads over the line. (Before
 // the fix, the proxy kept each request with its arguments: it died of "JavaScript heap out of
 // memory" within a few hundred calls, long before 3,000.)
@@ -58,8 +58,8 @@ describe.skipIf(process.platform !== 'linux')('the proxy keeps nothing per relay
         `planted 1 KB/call: ${describeRun(afterWarmup(samples))}; ${growth.heapBytesPerCall.toFixed(0)} B/call`,
       );
       expect(growth.heapBytesPerCall).toBeGreaterThan(MAX_BYTES_PER_CALL);
-      // What is kept is what was planted, give or take the noise the clean runs allow.
-      expect(growth.heapBytesPerCall).toBeGreaterThan(1024 - MAX_BYTES_PER_CALL / 2);
+      // At least what was planted is read (the warm-up adds to it).
+      expect(growth.heapBytesPerCall).toBeGreaterThan(1024);
     },
     TIMEOUT,
   );

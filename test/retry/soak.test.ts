@@ -4,7 +4,7 @@
 // arguments and the application's one long-lived signal on every call (as a shutdown signal is
 // passed). Its heap after GC and RSS are read in the process itself (bench/lib/soak-probe.cjs).
 // The scale and the line are those of the proxy soak (SMALL_SOAK, MAX_BYTES_PER_CALL), which a
-// leak of 1 KB per call passes by 2x; the planted-leak test shows it does here too. (Before the
+// leak of 1 KB per call passes by 1.6x; the planted-leak test shows it does here too. (Before the
 // fix, each attempt's request stayed reachable from the long-lived signal, and the client died
 // of "JavaScript heap out of memory" within 1,000 calls.)
 import { describe, expect, it } from 'vitest';
@@ -46,7 +46,7 @@ describe.skipIf(process.platform !== 'linux')('withToolRetry keeps nothing per c
         `planted 1 KB/call: ${describeRun(afterWarmup(samples))}; ${growth.heapBytesPerCall.toFixed(0)} B/call`,
       );
       expect(growth.heapBytesPerCall).toBeGreaterThan(MAX_BYTES_PER_CALL);
-      expect(growth.heapBytesPerCall).toBeGreaterThan(1024 - MAX_BYTES_PER_CALL / 2);
+      expect(growth.heapBytesPerCall).toBeGreaterThan(1024);
     },
     timeoutMs,
   );
