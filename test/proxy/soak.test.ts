@@ -58,8 +58,8 @@ describe.skipIf(process.platform !== 'linux')('the proxy keeps nothing per relay
         `planted 1 KB/call: ${describeRun(afterWarmup(samples))}; ${growth.heapBytesPerCall.toFixed(0)} B/call`,
       );
       expect(growth.heapBytesPerCall).toBeGreaterThan(MAX_BYTES_PER_CALL);
-      // At least what was planted is read (the warm-up adds to it).
-      expect(growth.heapBytesPerCall).toBeGreaterThan(1024);
+      // The slope reads what was planted, give or take a quarter (958 and 1,231 B/call seen).
+      expect(growth.heapBytesPerCall).toBeGreaterThan(1024 * 0.75);
     },
     TIMEOUT,
   );

@@ -46,7 +46,7 @@ describe.skipIf(process.platform !== 'linux')('withToolRetry keeps nothing per c
         `planted 1 KB/call: ${describeRun(afterWarmup(samples))}; ${growth.heapBytesPerCall.toFixed(0)} B/call`,
       );
       expect(growth.heapBytesPerCall).toBeGreaterThan(MAX_BYTES_PER_CALL);
-      expect(growth.heapBytesPerCall).toBeGreaterThan(1024);
+      expect(growth.heapBytesPerCall).toBeGreaterThan(1024 * 0.75);
     },
     timeoutMs,
   );
