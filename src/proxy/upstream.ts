@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { transportProblemOf, type UpstreamProblem } from './forward.js';
 import type { Sdk } from './sdk.js';
 import type { UpstreamTransportFactory } from './types.js';
+import { AbortLink } from '../shared/abort-link.js';
 import { CONNECTION_CLOSED, INVALID_PARAMS, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 import { isRecord } from '../shared/safe.js';
 import { isTransientNetworkCode } from '../tool-failure/classify.js';
@@ -108,7 +109,7 @@ export class UpstreamLink {
   private opening: Promise<Client> | undefined;
   private closes = 0;
   private closed = false;
-  private readonly inflight = new Set<AbortController>();
+  private readonly inflight = new Set<AbortLink>();
   /** Called with every notification the upstream sends. */
   onnotification:
     ((notification: { method: string; params?: Record<string, unknown> }) => void) | undefined;
@@ -157,7 +158,7 @@ export class UpstreamLink {
     };
     client.onerror = (error) => {
       if (!isGarbage(error)) return;
-      for (const controller of this.inflight) controller.abort(MALFORMED);
+      for (const request of this.inflight) request.abort(MALFORMED);
     };
     client.fallbackNotificationHandler = async (notification) => {
       this.onnotification?.(notification as { method: string; params?: Record<string, unknown> });
@@ -182,17 +183,15 @@ export class UpstreamLink {
     options: UpstreamRequestOptions = {},
   ): Promise<Record<string, unknown>> {
     const client = await this.get();
-    const controller = new AbortController();
-    const signal =
-      options.signal === undefined
-        ? controller.signal
-        : AbortSignal.any([options.signal, controller.signal]);
+    // The caller's cancellation and this link's own abort (garbage on the wire), in one signal
+    // that is let go of when the request ends.
+    const own = new AbortLink([options.signal]);
     const closesBefore = this.closes;
-    this.inflight.add(controller);
+    this.inflight.add(own);
     try {
       const request = params === undefined ? { method } : { method, params };
       return (await client.request(request, RAW_RESULT as never, {
-        signal,
+        signal: own.signal,
         timeout: this.timeoutMs,
         maxTotalTimeout: this.timeoutMs,
         ...(options.onprogress === undefined
@@ -201,9 +200,10 @@ export class UpstreamLink {
       })) as Record<string, unknown>;
     } catch (error) {
       if (options.signal?.aborted === true) throw options.signal.reason;
-      throw this.explain(error, controller.signal, closesBefore);
+      throw this.explain(error, own.signal, closesBefore);
     } finally {
-      this.inflight.delete(controller);
+      this.inflight.delete(own);
+      own.dispose();
     }
   }
 

@@ -1,4 +1,5 @@
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
+import { AbortLink } from '../shared/abort-link.js';
 import { withAttempt } from '../shared/attempt-context.js';
 import { withAttemptMeta } from '../shared/attempt-meta.js';
 import { toolFailure } from '../tool-failure/build.js';
@@ -235,12 +236,16 @@ class ToolRetryEngine {
         const admission = this.admit(span, toolName);
         // An open circuit: the call is not sent, the caller gets the breaker's own failure.
         const local = admission?.allowed === false;
+        // The SDK never removes the abort listener it adds to a request's signal: each attempt
+        // gets a child of the caller's, let go of when the attempt ends, so that a signal the
+        // caller passes to many calls does not keep every attempt's request alive.
+        const attemptSignal = local || signal === undefined ? undefined : new AbortLink([signal]);
         try {
           result =
             admission?.allowed === false
               ? this.circuitOpenResult(toolName, admission, callCtx)
               : await context.with(withAttempt(callCtx, attempt), () =>
-                  callOnce(client, argsOfAttempt(args, attempt)),
+                  callOnce(client, argsOfAttempt(args, attempt, attemptSignal?.signal)),
                 );
         } catch (error) {
           if (signal?.aborted === true) {
@@ -278,6 +283,8 @@ class ToolRetryEngine {
           previousBackoff = backoffMs;
           await this.wait(client, span, toolName, attempt, decision, signal, error);
           continue;
+        } finally {
+          attemptSignal?.dispose();
         }
 
         if (!isErrorResult(result)) {
@@ -373,20 +380,21 @@ class ToolRetryEngine {
       failure: decision.failure,
       ...(error === undefined ? {} : { error }),
     });
-    // The wait also ends when the client's connection closes: no attempt could follow.
-    const closed = closedSignal(client);
-    const until =
-      closed === undefined || signal === undefined
-        ? (closed ?? signal)
-        : AbortSignal.any([signal, closed]);
-    const waitEnds = this.clock.now() + decision.delayMs;
-    await sleep(decision.delayMs, until, this.clock);
-    // A timer may fire a little early against the wall clock; the next attempt never does
-    // (nor, when the wait is for an open circuit, does it reach the circuit before it half-opens).
-    const notBefore =
-      decision.delaySource === 'circuit_open' ? waitEnds : decision.failure.retryNotBefore;
-    while (notBefore !== undefined && this.clock.now() < notBefore) {
-      await sleep(notBefore - this.clock.now(), until, this.clock);
+    // The wait also ends when the client's connection closes: no attempt could follow. The
+    // link lets go of that long-lived signal when the wait ends.
+    const until = new AbortLink([signal, closedSignal(client)]);
+    try {
+      const waitEnds = this.clock.now() + decision.delayMs;
+      await sleep(decision.delayMs, until.signal, this.clock);
+      // A timer may fire a little early against the wall clock; the next attempt never does
+      // (nor, when the wait is for an open circuit, does it reach the circuit before it half-opens).
+      const notBefore =
+        decision.delaySource === 'circuit_open' ? waitEnds : decision.failure.retryNotBefore;
+      while (notBefore !== undefined && this.clock.now() < notBefore) {
+        await sleep(notBefore - this.clock.now(), until.signal, this.clock);
+      }
+    } finally {
+      until.dispose();
     }
   }
 
@@ -592,9 +600,19 @@ function closedSignal(client: RetryableClient): AbortSignal | undefined {
   return controller.signal;
 }
 
-/** The call arguments of attempt `attempt`: from the second on, the params name the attempt. */
-function argsOfAttempt(args: readonly unknown[], attempt: number): readonly unknown[] {
-  return attempt < 2 ? args : [withAttemptMeta(args[0], attempt), ...args.slice(1)];
+/**
+ * The call arguments of attempt `attempt`: from the second on, the params name the attempt; with
+ * `signal`, the request options are a copy holding it in place of the caller's signal.
+ */
+function argsOfAttempt(
+  args: readonly unknown[],
+  attempt: number,
+  signal: AbortSignal | undefined,
+): readonly unknown[] {
+  const out = attempt < 2 ? [...args] : [withAttemptMeta(args[0], attempt), ...args.slice(1)];
+  const at = signal === undefined ? -1 : optionsIndexOf(args);
+  if (at > 0) out[at] = { ...(args[at] as object), signal };
+  return out;
 }
 
 function callOnce(client: RetryableClient, args: readonly unknown[]): Promise<unknown> {
@@ -668,7 +686,14 @@ function toolNameOf(params: unknown): string | undefined {
 
 /** The `signal` of whichever argument carries request options (2nd in SDK 2.x, 3rd in 1.x). */
 function signalOf(args: readonly unknown[]): AbortSignal | undefined {
-  for (const arg of args.slice(1)) {
+  const at = optionsIndexOf(args);
+  return at < 0 ? undefined : (args[at] as { signal: AbortSignal }).signal;
+}
+
+/** The index of the first argument after the params holding an `AbortSignal`, or -1. */
+function optionsIndexOf(args: readonly unknown[]): number {
+  for (let i = 1; i < args.length; i++) {
+    const arg = args[i];
     if (typeof arg !== 'object' || arg === null) continue;
     const signal: unknown = (arg as { signal?: unknown }).signal;
     if (
@@ -677,9 +702,9 @@ function signalOf(args: readonly unknown[]): AbortSignal | undefined {
       typeof (signal as AbortSignal).aborted === 'boolean' &&
       typeof (signal as AbortSignal).addEventListener === 'function'
     )
-      return signal as AbortSignal;
+      return i;
   }
-  return undefined;
+  return -1;
 }
 
 function isErrorResult(result: unknown): boolean {
