@@ -12,8 +12,14 @@ import { HOSTILE_ARRAYS, hostileBodies } from '../../bench/lib/soak-hostile.mjs'
 /** More than the old code survived (about 18), few enough for npm test (~1 s each in CI). */
 const REQUESTS = 24;
 const EVERY = 4;
-/** Peak RSS allowed: half the heap cap, where the old code passed 1 GB by the 18th request. */
-const MAX_PEAK_RSS = 512 * 2 ** 20;
+/** RSS allowed at each reading (after GC): half the heap cap; the old code passed 1 GB. */
+const MAX_RSS = 512 * 2 ** 20;
+/**
+ * Peak RSS allowed, sampled while a 4.17 MB body is parsed: one parsed body in flight is about
+ * 150 MiB, and a loaded machine's GC may run late (558 MiB seen in a CI run whose readings after
+ * GC stayed at 180-197 MiB). Three quarters of the heap cap, below where the old code died.
+ */
+const MAX_PEAK_RSS = 768 * 2 ** 20;
 
 describe.skipIf(process.platform !== 'linux')('hostile 4.17 MB bodies at a 1 GiB heap', () => {
   it(`${REQUESTS} requests of ${HOSTILE_ARRAYS} empty arrays: memory bounded, a parallel client served throughout`, async () => {
@@ -29,7 +35,7 @@ describe.skipIf(process.platform !== 'linux')('hostile 4.17 MB bodies at a 1 GiB
     // the pages the allocator holds on to after a 4 MB request (135 to 187 MiB and back to 133
     // in one run of 24), so it is held to a bound instead, at every reading and at its peak.
     for (const sample of rest) expect(sample.heap / first!.heap).toBeLessThan(MAX_RSS_RATIO);
-    for (const sample of run.samples) expect(sample.rss).toBeLessThan(MAX_PEAK_RSS);
+    for (const sample of run.samples) expect(sample.rss).toBeLessThan(MAX_RSS);
     expect(run.peakRss).toBeLessThan(MAX_PEAK_RSS);
     // Served throughout: calls answered between every two readings, and none failed.
     expect(run.legitimate.failed, run.legitimate.firstFailure).toBe(0);
