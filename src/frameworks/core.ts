@@ -41,7 +41,7 @@ export function retryEngineOf(
   if (isEngine(retry)) return retry;
   if (retriesThrown && retry.retryOnThrow !== undefined && retry.retryOnThrow !== false)
     throw new RangeError(
-      `${adapter}: retryOnThrow is not allowed here: the framework's client retries the errors it throws (its maxRetries), and the attempts would multiply`,
+      `${adapter}: retryOnThrow is not allowed here: the framework's client retries the errors it throws, and the attempts would multiply`,
     );
   return createToolRetry(retry);
 }

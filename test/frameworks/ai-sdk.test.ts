@@ -152,7 +152,7 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
     expect(runs.retryOnThrow).toEqual({
       name: 'RangeError',
       message:
-        "@omcp/instrumentation-mcp/frameworks/ai-sdk: retryOnThrow is not allowed here: the framework's client retries the errors it throws (its maxRetries), and the attempts would multiply",
+        "@omcp/instrumentation-mcp/frameworks/ai-sdk: retryOnThrow is not allowed here: the framework's client retries the errors it throws, and the attempts would multiply",
     });
   });
 });
