@@ -1,6 +1,6 @@
 /**
  * Attribute and metric names, copied (not imported at run time) from the OpenTelemetry
- * semantic conventions for MCP (semantic-conventions-genai `docs/gen-ai/mcp.md`, status
+ * semantic conventions for MCP (the page `gen-ai/mcp.md` of semantic-conventions-genai, status
  * Development, as of 2026-11) and the stable registry. Our own names live under
  * `mcp.tool.failure.*` and `mcp.tool.call.*`.
  *

@@ -1,4 +1,4 @@
-// Kept equal to package.json "version" by test/instrumentation/version.test.ts.
+// Kept equal to package.json "name" and "version" by test/scripts/repo-map.test.ts.
 /** This package's name, the instrumentation scope name. */
 export const PACKAGE_NAME = '@omcp/instrumentation-mcp';
 /** This package's version, the instrumentation scope version. */

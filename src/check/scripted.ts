@@ -2,7 +2,7 @@
  * The scripted MCP server of `check client` and the scripted upstream of `check proxy`: a fixed
  * set of tools whose answers are known in advance, and a JSON-RPC handler that serves them and
  * records every `tools/call` with its arrival time. Pure: the shells (stdio, Streamable HTTP)
- * live in src/cli/check-scripted-serve.ts; the clock is passed in.
+ * live in src/cli/check-client-serve.ts; the clock is passed in.
  */
 import { isRecord } from '../shared/safe.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
