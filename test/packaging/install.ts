@@ -16,6 +16,9 @@ export const NAME = '@omcp/instrumentation-mcp';
 export interface Packed {
   tarball: string;
   files: string[];
+  /** Bytes of the tarball as published, and of its files once unpacked (npm's own figures). */
+  size: number;
+  unpackedSize: number;
 }
 
 /** Packs the package (already built by `pretest`); the file list is what npm would publish. */
@@ -27,8 +30,18 @@ export function pack(): Packed {
     ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
     { cwd: ROOT, encoding: 'utf8' },
   );
-  const [info] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  return { tarball: join(dir, info!.filename), files: info!.files.map((f) => f.path) };
+  const [info] = JSON.parse(out) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+    size: number;
+    unpackedSize: number;
+  }>;
+  return {
+    tarball: join(dir, info!.filename),
+    files: info!.files.map((f) => f.path),
+    size: info!.size,
+    unpackedSize: info!.unpackedSize,
+  };
 }
 
 /**

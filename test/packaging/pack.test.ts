@@ -114,7 +114,7 @@ describe('the packed package, installed in a fresh project', () => {
         expect(packed.files, t).toContain(path);
         continue;
       }
-      // A subpath pattern (./frameworks/*): it must match shipped files.
+      // A subpath pattern: it must match shipped files.
       const [head, tail] = path.split('*') as [string, string];
       expect(
         packed.files.some((f) => f.startsWith(head) && f.endsWith(tail)),

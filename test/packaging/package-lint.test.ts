@@ -1,0 +1,76 @@
+/**
+ * The published package as the tools users run on it see it: `publint` (what the manifest
+ * promises against what the tarball holds) and `@arethetypeswrong/cli` (whether every entry
+ * point's types resolve under node10, node16 from CommonJS and from ESM, and bundler resolution),
+ * both pinned in test/gates/tools, run on the packed tarball. Prints the tarball's size.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, run, tempDir } from '../observability/helpers.js';
+import { pack, type Packed } from './install.js';
+
+const BIN = join(ROOT, 'test/gates/tools/node_modules/.bin');
+const MiB = 2 ** 20;
+/** What the tarball may weigh before a change that grows it needs a look (today about 0.65 MiB). */
+const SIZE_LIMIT = 1.5 * MiB;
+let packed: Packed;
+
+beforeAll(() => {
+  if (!existsSync(join(BIN, 'attw')) || !existsSync(join(BIN, 'publint')))
+    throw new Error(
+      'publint and attw are not installed: run npm ci --prefix test/gates/tools (.ci/run does)',
+    );
+  packed = pack();
+}, 400_000);
+
+describe('the packed tarball', () => {
+  it('passes @arethetypeswrong/cli with the strict profile: every entry point typed in every resolution', async () => {
+    const result = await run(join(BIN, 'attw'), [packed.tarball, '--format', 'json'], {
+      timeoutMs: 240_000,
+    });
+    const report = JSON.parse(result.stdout) as {
+      analysis: { entrypoints: Record<string, unknown> };
+      problems: Record<string, unknown>;
+    };
+    expect(report.problems, JSON.stringify(report.problems).slice(0, 4000)).toEqual({});
+    expect(result.code).toBe(0);
+    // Every subpath of "exports" was analysed: none hides behind a pattern attw cannot expand.
+    expect(Object.keys(report.analysis.entrypoints)).toEqual(
+      expect.arrayContaining([
+        '.',
+        './tool-failure',
+        './retry',
+        './proxy',
+        './register',
+        './frameworks/ai-sdk',
+        './frameworks/langchain',
+        './frameworks/openai-agents',
+        './frameworks/mastra',
+      ]),
+    );
+  }, 300_000);
+
+  it('passes publint, with suggestions counted as failures', async () => {
+    const dir = tempDir('omcp-publint');
+    mkdirSync(dir, { recursive: true });
+    execFileSync('tar', ['xzf', packed.tarball, '-C', dir]);
+    const result = await run(
+      join(BIN, 'publint'),
+      [join(dir, 'package'), '--pack', 'false', '--level', 'suggestion', '--strict'],
+      { timeoutMs: 60_000 },
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('All good!');
+  }, 90_000);
+
+  it('prints its size as published, within its limit', () => {
+    console.log(
+      `tarball ${packed.tarball.split('/').at(-1)}: ${(packed.size / MiB).toFixed(2)} MiB packed, ` +
+        `${(packed.unpackedSize / MiB).toFixed(2)} MiB unpacked, ${packed.files.length} files`,
+    );
+    expect(packed.size).toBeGreaterThan(0);
+    expect(packed.size).toBeLessThan(SIZE_LIMIT);
+  });
+});
