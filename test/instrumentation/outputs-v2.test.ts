@@ -10,6 +10,8 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import type * as ClientTypes from '@modelcontextprotocol/client';
+import type * as ServerTypes from '@modelcontextprotocol/server';
 import { SpanKind } from '@opentelemetry/api';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -26,8 +28,8 @@ import { FrameworkToolCalls } from '../../src/frameworks/tool-calls.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { FAILURE, apps, conversational } from '../tool-failure/sep-3279-examples.js';
 
-type ServerModule = typeof import('@modelcontextprotocol/server');
-type ClientModule = typeof import('@modelcontextprotocol/client');
+type ServerModule = typeof ServerTypes;
+type ClientModule = typeof ClientTypes;
 
 const fixture = createRequire(new URL('../fixtures/sdk-2.4.0/package.json', import.meta.url));
 const load = async <M>(name: string): Promise<M> =>

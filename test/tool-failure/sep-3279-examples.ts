@@ -19,7 +19,23 @@ export const FAILURE = {
   agentGuidance: 'The customer directory is busy; try again shortly.',
 } as const;
 
-const failed = (outputs: unknown[], meta: Record<string, unknown> = {}) => ({
+/** One output of an example, as the SEP draws it. */
+export interface ExampleOutput {
+  audience: string;
+  format: string;
+  content?: unknown[];
+  structuredContent?: unknown;
+}
+
+/** An example result: the SEP's outputs, `isError`, and `_meta` with the failure object. */
+export interface ExampleResult {
+  resultType: string;
+  outputs: ExampleOutput[];
+  isError: boolean;
+  _meta: Record<string, unknown>;
+}
+
+const failed = (outputs: ExampleOutput[], meta: Record<string, unknown> = {}): ExampleResult => ({
   resultType: 'complete',
   outputs,
   isError: true,
