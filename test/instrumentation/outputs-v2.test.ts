@@ -92,6 +92,32 @@ describe('SDK 2.4 and an outputs result with a failure (in memory)', () => {
     );
   });
 
+  it('a low-level Server: the same, outputs and _meta kept, content: [] added', async () => {
+    const server = new S.Server(
+      { name: 'variants', version: '1.0.0' },
+      { capabilities: { tools: {} } },
+    );
+    server.setRequestHandler('tools/list', async () => ({ tools: [] }));
+    // The SDK's types know no `outputs`: the handler returns what SEP-3279 draws.
+    server.setRequestHandler('tools/call', async () => apps() as never);
+    const [a, b] = S.InMemoryTransport.createLinkedPair();
+    await server.connect(b);
+    const client = new C.Client({ name: 'caller', version: '1.0.0' });
+    await client.connect(a);
+    const got = (await client.callTool({ name: 'search_customers', arguments: {} })) as Received;
+    await client.close();
+    expect(got).toMatchObject({
+      outputs: apps().outputs,
+      content: [],
+      isError: true,
+      _meta: apps()._meta,
+    });
+    expect(toolSpans(SpanKind.CLIENT)[0]?.attributes[ATTR_MCP_TOOL_CALL_OUTPUTS]).toEqual([
+      'assistant/content',
+      'io.modelcontextprotocol/ui/structured',
+    ]);
+  });
+
   it('both spans record the failure and the outputs; the server says the failure is its own', async () => {
     const client = await inMemory(serverAnswering({ search_customers: apps }));
     await client.callTool({ name: 'search_customers', arguments: {} });
@@ -99,6 +125,7 @@ describe('SDK 2.4 and an outputs result with a failure (in memory)', () => {
     for (const kind of [SpanKind.CLIENT, SpanKind.SERVER]) {
       const [span] = toolSpans(kind);
       expect(span?.attributes).toMatchObject({
+        'mcp.protocol.version': '2025-11-25',
         [ATTR_MCP_TOOL_FAILURE_CLASS]: 'reliability',
         [ATTR_MCP_TOOL_FAILURE_CODE]: 'upstream_unavailable',
         [ATTR_MCP_TOOL_CALL_OUTPUTS]: [
