@@ -5,13 +5,10 @@
 // reads it through here. Pure; behind the `toolResultOutputs` switch while the SEP is open.
 import { isRecord, ownData } from '../shared/safe.js';
 
-/** The audiences the SEP's core defines; an extension may define namespaced others. */
-export const CORE_OUTPUT_AUDIENCES = ['assistant', 'user', 'programmatic'] as const;
-
-/** The formats the SEP's core defines. */
-export const OUTPUT_FORMATS = ['content', 'structured'] as const;
-
-/** One output of a result with variants, as the SEP's schema types draw it. */
+/**
+ * One output of a result with variants, as the SEP's schema types draw it. `audience` is
+ * `assistant`, `user`, `programmatic`, or a negotiated extension's identifier.
+ */
 export type ToolResultOutput =
   | { audience: string; format: 'content'; content: unknown[] }
   | { audience: string; format: 'structured'; structuredContent: unknown };
