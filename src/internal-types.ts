@@ -21,6 +21,7 @@ export interface ResolvedConfig extends McpInstrumentationConfig {
   /** `classificationRules`, checked (a file read once, when the configuration is resolved). */
   rules: ClassificationRules | undefined;
   builtInRulePacks: boolean;
+  toolResultOutputs: boolean;
   /** `maxStackTracesPerSecond`, checked. */
   stackTracesPerSecond: number;
   /** `maxFailureLogsPerSecond`, checked. */

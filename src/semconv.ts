@@ -74,6 +74,11 @@ export const ATTR_MCP_TOOL_CALL_ATTEMPT = 'mcp.tool.call.attempt';
 export const ATTR_MCP_TOOL_CALL_ATTEMPTS = 'mcp.tool.call.attempts';
 /** The final outcome of a logical call: see `TOOL_CALL_OUTCOMES`. */
 export const ATTR_MCP_TOOL_CALL_OUTCOME = 'mcp.tool.call.outcome';
+/**
+ * The `audience/format` of each output of a `tools/call` result with `outputs` (the open
+ * result-variants SEP), in order, on the CLIENT and SERVER spans (with `toolResultOutputs`).
+ */
+export const ATTR_MCP_TOOL_CALL_OUTPUTS = 'mcp.tool.call.outputs';
 
 /** Delay before the next attempt, in milliseconds (on `mcp.tool.call.retry` events). */
 export const ATTR_MCP_TOOL_CALL_RETRY_DELAY_MS = 'mcp.tool.call.retry.delay_ms';

@@ -138,4 +138,14 @@ export interface McpInstrumentationConfig extends InstrumentationConfig {
    * @default false
    */
   redactThrownErrorText?: boolean;
+  /**
+   * Read tool results with `outputs` (the open SEP "Negotiated Tool Result Variants"): the text
+   * the server classifies an error result by is its `assistant/content` output's, and
+   * `tools/call` spans record the outputs' `audience/format` (`mcp.tool.call.outputs`). The
+   * failure object stays in the result's `_meta` either way. Off while the SEP is open. Also
+   * `OTEL_INSTRUMENTATION_MCP_TOOL_RESULT_OUTPUTS=true` with the zero-code entry. See
+   * docs/extension.md, "Beside outputs".
+   * @default false
+   */
+  toolResultOutputs?: boolean;
 }

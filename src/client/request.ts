@@ -28,6 +28,7 @@ import { rememberToolList } from '../shared/tool-annotations.js';
 import { injectIntoParams } from '../shared/propagation.js';
 import {
   capturePayload,
+  recordOutputs,
   recordToolResult,
   rememberNegotiatedVersion,
   responseInfo,
@@ -130,6 +131,7 @@ export function traceOutgoingRequest(
         const isError = ownValue(result, 'isError') === true;
         const reading =
           meta === undefined ? undefined : readToolFailureMeta(meta, isError, config.metaKey);
+        recordOutputs(span, config, result);
         const recorded = recordToolResult(source, span, attrs, isError, reading, 'client');
         if (recorded !== undefined) {
           metricAttrs = recorded.metricAttrs;

@@ -6,6 +6,8 @@ import { diag } from '@opentelemetry/api';
 import { requireFramework } from './peer.js';
 import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';
 import type { RetryableClient } from '../retry/with-tool-retry.js';
+import { withNoteInResult } from '../tool-failure/model-note.js';
+import { outputsOf, type ResultOutputsOptions } from '../tool-failure/outputs.js';
 
 requireFramework('ai-sdk', '@ai-sdk/mcp');
 
@@ -78,11 +80,13 @@ export function withToolFailures<C extends AiSdkMcpClient>(
 class AiSdkToolWrapper {
   private readonly caller: AttemptRunner | undefined;
   private readonly modelNote: boolean;
+  private readonly shape: ResultOutputsOptions;
 
   constructor(client: AiSdkMcpClient, options: AiSdkToolFailureOptions) {
     // The AI SDK client retries what it throws (its maxRetries): the engine takes results only.
     const engine = retryEngineOf(ADAPTER, options.retry, true);
     this.modelNote = options.modelNote === true;
+    this.shape = { outputs: options.toolResultOutputs === true };
     this.caller = engine === undefined ? undefined : withEngine(engine, attemptRunner(client));
   }
 
@@ -119,9 +123,20 @@ class AiSdkToolWrapper {
         };
         return caller.callTool({ name, arguments: input }, attempt);
       };
+    const shape = this.shape;
     if (this.modelNote && typeof toModelOutput === 'function')
-      wrapped.toModelOutput = async (arg: { output: unknown }) =>
-        withNote(await Reflect.apply(toModelOutput as ToModelOutput, tool, [arg]), arg.output);
+      wrapped.toModelOutput = async (arg: { output: unknown }) => {
+        // A result with variants: the tool's own conversion gets the model's part of it (its
+        // `content` is the assistant outputs' blocks, with the note), never the other outputs.
+        if (outputsOf(arg.output, shape) !== undefined)
+          return Reflect.apply(toModelOutput as ToModelOutput, tool, [
+            { ...arg, output: withNoteInResult(arg.output, shape) },
+          ]) as unknown;
+        return withNote(
+          await Reflect.apply(toModelOutput as ToModelOutput, tool, [arg]),
+          arg.output,
+        );
+      };
     return wrapped;
   }
 }

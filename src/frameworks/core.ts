@@ -13,6 +13,12 @@ export interface FrameworkAdapterOptions {
    */
   modelNote?: boolean;
   /**
+   * Results with `outputs` (the open result-variants SEP, docs/extension.md "Beside outputs"):
+   * the note goes into the model's part of them, the `assistant` outputs, and what the framework
+   * hands its model is that part. Off while the SEP is open. @default false
+   */
+  toolResultOutputs?: boolean;
+  /**
    * Retry on the failure's class inside the framework's tool execution: a policy (one engine is
    * created for the wrapped client), an engine to share with other clients, or `false` for none.
    * Where the framework's client retries the errors it throws (the AI SDK's `maxRetries`), a

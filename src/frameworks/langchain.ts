@@ -9,6 +9,12 @@ import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions
 import { readToolFailure } from '../tool-failure/read.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { isRecord, ownData } from '../shared/safe.js';
+import {
+  hasAssistantOutput,
+  modelContentOf,
+  outputsOf,
+  type ResultOutputsOptions,
+} from '../tool-failure/outputs.js';
 import type { RetryableClient } from '../retry/with-tool-retry.js';
 import type { ToolFailure } from '../tool-failure/types.js';
 
@@ -47,8 +53,9 @@ export function withToolFailures<C extends RetryableClient>(
   // @langchain/mcp-adapters retries nothing itself: thrown errors may be retried by the policy.
   const inner = withEngine(retryEngineOf(ADAPTER, options.retry, false), client);
   if (options.modelNote !== true) return inner;
+  const shape: ResultOutputsOptions = { outputs: options.toolResultOutputs === true };
   const callTool = async (...args: unknown[]): Promise<unknown> =>
-    asToolMessageResult(await Reflect.apply(inner.callTool, inner, args));
+    asToolMessageResult(await Reflect.apply(inner.callTool, inner, args), shape);
   return new Proxy(inner, {
     get(target, prop) {
       if (prop === 'callTool') return callTool;
@@ -78,14 +85,17 @@ export function toolFailureOfArtifact(artifact: unknown): ToolFailure | undefine
 
 /**
  * A failed call with a valid failure object as a result LangChain hands on: a copy without
- * `isError`, its content followed by the note. At least two text blocks, because a single one
- * would be made into one JSON string with `_meta` in it, which the model must not see.
+ * `isError`, the content the model may see (with `outputs`, the `assistant/content` outputs')
+ * followed by the note. At least two text blocks, because a single one would be made into one
+ * JSON string with `_meta` in it, which the model must not see. A call whose outputs have none
+ * for the model (code mode) is left as it is.
  */
-function asToolMessageResult(result: unknown): unknown {
+function asToolMessageResult(result: unknown, shape: ResultOutputsOptions): unknown {
   const note = failedCallNote(result);
   if (note === undefined || !isRecord(result)) return result;
-  const content = ownData(result, 'content');
-  const blocks: unknown[] = Array.isArray(content) ? [...(content as unknown[])] : [];
+  const outputs = outputsOf(result, shape);
+  if (outputs !== undefined && !hasAssistantOutput(outputs)) return result;
+  const blocks = modelContentOf(result, shape);
   if (!blocks.some((b) => isRecord(b) && ownData(b, 'type') === 'text'))
     blocks.unshift({ type: 'text', text: '' });
   const copy: Record<string, unknown> = {

@@ -2,9 +2,8 @@
 // `tools/call` (Agents' `callToolResult`, the SDK client inside Mastra's connections): the one
 // retry engine around it, then the model note in the result's content.
 import type { ToolRetry, ToolRetryClient } from '../retry/with-tool-retry.js';
-import { isRecord, ownData } from '../shared/safe.js';
-import { withToolFailureNote } from '../tool-failure/model-note.js';
-import { failedCallNote, type FrameworkAdapterOptions } from './core.js';
+import { withNoteInResult } from '../tool-failure/model-note.js';
+import type { FrameworkAdapterOptions } from './core.js';
 
 /** One `tools/call` as the framework sends it: its params and its request options. */
 export type SendToolCall = (
@@ -41,6 +40,7 @@ type CarriedOptions = Record<string, unknown> & { [CALL_STATE]: CallState };
 export class FrameworkToolCalls {
   private readonly retrying: ToolRetryClient<{ callTool: typeof shimCall }> | undefined;
   private readonly modelNote: boolean;
+  private readonly outputs: boolean;
 
   /**
    * `engine` is the wrapped client's (from `retryEngineOf`), `undefined` for no retries;
@@ -52,6 +52,7 @@ export class FrameworkToolCalls {
     listTools: (params?: { cursor?: string }) => Promise<unknown>,
   ) {
     this.modelNote = options?.modelNote === true;
+    this.outputs = options?.toolResultOutputs === true;
     this.retrying = engine?.wrap({ callTool: shimCall, listTools });
   }
 
@@ -66,7 +67,7 @@ export class FrameworkToolCalls {
     send: SendToolCall,
   ): Promise<unknown> {
     const result = await this.retried(params, options, send);
-    return this.modelNote ? withNoteInContent(result) : result;
+    return this.modelNote ? withNoteInResult(result, { outputs: this.outputs }) : result;
   }
 
   private async retried(
@@ -94,26 +95,4 @@ function shimCall(params: ToolCallParams, carried: CarriedOptions): Promise<unkn
     state.last = result;
     return result;
   });
-}
-
-/**
- * A copy of `result` whose `content` carries the note: appended to its last text block, or
- * as a text block of its own when there is none. The result itself unless it is a failed call
- * with a valid failure object. Content blocks other than that one are kept as they are.
- */
-export function withNoteInContent(result: unknown): unknown {
-  const note = failedCallNote(result);
-  if (note === undefined || !isRecord(result)) return result;
-  const content = ownData(result, 'content');
-  const blocks: unknown[] = Array.isArray(content) ? [...(content as unknown[])] : [];
-  let at = -1;
-  blocks.forEach((block, i) => {
-    if (isRecord(block) && ownData(block, 'type') === 'text') at = i;
-  });
-  const last = at === -1 ? undefined : (blocks[at] as Record<string, unknown>);
-  const text = last === undefined ? undefined : ownData(last, 'text');
-  if (last !== undefined && typeof text === 'string')
-    blocks[at] = { ...last, text: withToolFailureNote(text, result) };
-  else blocks.push({ type: 'text', text: note });
-  return { ...result, content: blocks };
 }

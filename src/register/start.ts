@@ -50,6 +50,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
     (v) => (config.redactThrownErrorText = v),
   );
   flag('OTEL_INSTRUMENTATION_MCP_RULE_PACKS', (v) => (config.builtInRulePacks = v));
+  flag('OTEL_INSTRUMENTATION_MCP_TOOL_RESULT_OUTPUTS', (v) => (config.toolResultOutputs = v));
   flag(
     'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
     (v) => (config.captureToolPayloads = v),

@@ -34,6 +34,7 @@ import { extractFromParams } from '../shared/propagation.js';
 import {
   capturePayload,
   negotiatedVersion,
+  recordOutputs,
   recordToolResult,
   rememberNegotiatedVersion,
   requestVersion,
@@ -154,6 +155,7 @@ export function finishServerCall(
           const meta = ownValue(result, '_meta');
           if (meta !== undefined) reading = readToolFailureMeta(meta, false, config.metaKey);
         }
+        recordOutputs(call.span, config, result);
         const recorded = recordToolResult(
           source,
           call.span,
@@ -223,7 +225,9 @@ function completeToolResult(
   }
   if (!config.addFailureObjects) return { result, reading };
   const failure = failureFromClassification(
-    classifyErrorResult(call.thrown, result, classifierFor(config, call, protocol)),
+    classifyErrorResult(call.thrown, result, classifierFor(config, call, protocol), {
+      outputs: config.toolResultOutputs,
+    }),
     // With no tracer provider the span is a no-op with an all-zero trace ID: use a random ID then.
     serverCallTraceId(call) ?? randomTraceLikeId(),
   );

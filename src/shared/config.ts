@@ -84,6 +84,7 @@ export function resolveConfig(
     redactThrownErrorText: flag('redactThrownErrorText', false),
     rules: rulesOf(config.classificationRules, warn),
     builtInRulePacks: flag('builtInRulePacks', true),
+    toolResultOutputs: flag('toolResultOutputs', false),
     stackTracesPerSecond: maxStackTraces,
     failureLogsPerSecond: maxFailureLogs,
   };
@@ -97,7 +98,8 @@ type FlagOption =
   | 'propagateContext'
   | 'emitFailureLogs'
   | 'redactThrownErrorText'
-  | 'builtInRulePacks';
+  | 'builtInRulePacks'
+  | 'toolResultOutputs';
 
 /**
  * Stack traces per second per tool and exception type, and failure log records per second per

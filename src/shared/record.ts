@@ -6,10 +6,12 @@ import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_TOOL_CALL_OUTPUTS,
   ATTR_MCP_TOOL_FAILURE_CLASS,
   ATTR_MCP_TOOL_FAILURE_PROBLEMS,
   ERROR_TYPE_VALUE_TOOL_ERROR,
 } from '../semconv.js';
+import { outputSelectorsOf, outputsOf } from '../tool-failure/outputs.js';
 import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
 import type { McpResponseInfo, McpSpanHook } from '../types.js';
 import { setFailureAttributes } from './failure-attributes.js';
@@ -83,6 +85,17 @@ function failedAttributes(opAttrs: Attributes, cls: string | undefined): Attribu
   if (byClass === undefined) failedByOperation.set(opAttrs, (byClass = new Map()));
   byClass.set(cls, attrs);
   return attrs;
+}
+
+/**
+ * With `toolResultOutputs` on, puts the `audience/format` of a `tools/call` result's `outputs`
+ * on its span (either side). Off, or a result without `outputs`, nothing is read or set.
+ */
+export function recordOutputs(span: Span, config: ResolvedConfig, result: unknown): void {
+  if (!config.toolResultOutputs) return;
+  const outputs = outputsOf(result, { outputs: true });
+  if (outputs !== undefined)
+    span.setAttribute(ATTR_MCP_TOOL_CALL_OUTPUTS, outputSelectorsOf(outputs));
 }
 
 /** Runs a user hook so that nothing it does can reach the caller. */

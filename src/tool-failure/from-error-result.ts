@@ -1,21 +1,23 @@
 import { ownString } from '../shared/safe.js';
 import { INVALID_PARAMS } from '../shared/jsonrpc.js';
 import { classifyError } from './classify.js';
+import { modelContentOf, type ResultOutputsOptions } from './outputs.js';
 import type { ErrorClassification, ErrorClassifier, ToolFailure } from './types.js';
 
 /**
  * A tool's error result without a failure object, classified: by the error its callback threw,
  * or, when none did, by the SDK's own refusal text: "MCP error -32602: Tool x not found" (1.x),
- * "Input validation error: Invalid arguments for tool x: ..." (2.x).
+ * "Input validation error: Invalid arguments for tool x: ..." (2.x). The text is the first block
+ * of `content`, or with `outputs` (switch on) of the `assistant/content` outputs.
  */
 export function classifyErrorResult(
   thrown: unknown,
   result: Record<string, unknown>,
   classifier: ErrorClassifier | undefined,
+  shape?: ResultOutputsOptions,
 ): ErrorClassification {
   if (thrown !== undefined) return classifyError(thrown, { classifier });
-  const content = result.content;
-  const first: unknown = Array.isArray(content) ? content[0] : undefined;
+  const first: unknown = modelContentOf(result, shape)[0];
   const text = ownString(first, 'text');
   const match = text === undefined ? null : SDK_ERROR_TEXT.exec(text);
   if (match !== null) {

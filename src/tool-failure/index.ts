@@ -21,8 +21,11 @@ export {
   toolFailureNote,
   toolFailureNoteOf,
   withToolFailureNote,
+  withNoteInResult,
   contentTextOf,
 } from './model-note.js';
+export type { ModelNoteOptions } from './model-note.js';
+export type { ResultOutputsOptions, ToolResultOutput } from './outputs.js';
 export type {
   ToolFailure,
   ToolFailureClass,

@@ -1,6 +1,16 @@
 import { isRecord, ownData } from '../shared/safe.js';
+import {
+  blocksWithNote,
+  modelContentOf,
+  outputsOf,
+  outputsWithNote,
+  type ResultOutputsOptions,
+} from './outputs.js';
 import { readToolFailure, type ReadToolFailureOptions } from './read.js';
 import type { ToolFailure } from './types.js';
+
+/** Options of the note functions that take a whole result: the `_meta` key and the switch. */
+export type ModelNoteOptions = ReadToolFailureOptions & ResultOutputsOptions;
 
 /**
  * The one rule for showing a tool failure to a model. A client never forwards a result's
@@ -69,17 +79,53 @@ export function withToolFailureNote(
   options?: ReadToolFailureOptions,
 ): string {
   const note = toolFailureNoteOf(result, options);
-  if (note === undefined) return text;
+  return note === undefined ? text : joinNote(text, note);
+}
+
+/** `text`, a blank line and `note` (the note alone after empty text). */
+function joinNote(text: string, note: string): string {
   return text === '' ? note : `${text}\n\n${note}`;
 }
 
-/** The text blocks of a result's `content`, joined by newlines (what frameworks show a model). */
-export function contentTextOf(result: unknown): string {
-  if (!isRecord(result)) return '';
-  const content = ownData(result, 'content');
-  if (!Array.isArray(content)) return '';
+/**
+ * A copy of a failed call's result (`isError: true` with a valid failure object) with the note
+ * where the model reads it; any other result as it is. Never throws.
+ *
+ * - Without variants: in `content`, appended to its last text block, or a text block of its own.
+ * - With `outputs` (switch on, docs/extension.md "Beside outputs"): in the model's part only,
+ *   appended to the last `assistant/content` output (or an `assistant/content` output of its own
+ *   when the model gets only `assistant/structured`); and `content`, what a framework of today
+ *   hands its model, becomes that part's blocks with the note. A call with no `assistant` output
+ *   (code mode, user-only) gets no note: the model is not shown it.
+ */
+export function withNoteInResult(result: unknown, options?: ModelNoteOptions): unknown {
+  try {
+    if (!isRecord(result) || ownData(result, 'isError') !== true) return result;
+    const note = toolFailureNoteOf(result, options);
+    if (note === undefined) return result;
+    const join = (text: string): string => joinNote(text, note);
+    const outputs = outputsOf(result, options);
+    if (outputs === undefined)
+      return { ...result, content: blocksWithNote(modelContentOf(result), note, join) };
+    const noted = outputsWithNote(outputs, note, join);
+    if (noted === undefined) return result;
+    return {
+      ...result,
+      outputs: noted,
+      content: blocksWithNote(modelContentOf(result, options), note, join),
+    };
+  } catch {
+    return result;
+  }
+}
+
+/**
+ * The text blocks a model may be shown of a result, joined by newlines (what frameworks show a
+ * model): its `content`, or with `outputs` (switch on) its `assistant/content` outputs only.
+ */
+export function contentTextOf(result: unknown, options?: ResultOutputsOptions): string {
   const texts: string[] = [];
-  for (const block of content as unknown[]) {
+  for (const block of modelContentOf(result, options)) {
     if (isRecord(block) && ownData(block, 'type') === 'text') {
       const text = ownData(block, 'text');
       if (typeof text === 'string') texts.push(text);

@@ -22,6 +22,7 @@ import {
 
 interface CallToolResult {
   content: Array<{ type: string; text?: string }>;
+  outputs?: Array<{ audience: string; format: string; content?: unknown[] }>;
   isError?: boolean;
   _meta?: Record<string, unknown>;
 }
@@ -41,6 +42,7 @@ interface AgentRuns {
   capability: AgentRun;
   noteOff: AgentRun;
   exhausted: AgentRun;
+  outputs: AgentRun;
   retryOnThrow?: { name: string; message: string };
 }
 
@@ -136,6 +138,30 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
       value: [{ type: 'text', text: "A refund of 250 EUR needs a supervisor's approval." }],
     });
     expect(failureOf(run.kept).class).toBe('governance');
+  });
+
+  it('toolResultOutputs: a result with outputs hands the model its assistant output and the note, never the View output or _meta', () => {
+    const run = runs.outputs;
+    expect(run.serverCalls.map((c) => c.tool)).toEqual(['search_customers']);
+    // @ai-sdk/mcp keeps outputs (its result schema is loose); the MCP SDK server added content: [].
+    expect(run.kept.content).toEqual([]);
+    expect(run.kept.outputs?.map((o) => `${o.audience}/${o.format}`)).toEqual([
+      'assistant/content',
+      'io.modelcontextprotocol/ui/structured',
+    ]);
+    const failure = failureOf(run.kept);
+    expect(failure).toMatchObject({ class: 'governance', code: 'auth_required' });
+    expect(run.modelSaw).toEqual({
+      type: 'content',
+      value: [
+        {
+          type: 'text',
+          text: `Searching for Globex needs a directory sign-in.\n\n${toolFailureNote(failure)}`,
+        },
+      ],
+    });
+    for (const hidden of ['view_opaque_token', 'cust_1042', 'io.modelcontextprotocol/'])
+      expect(JSON.stringify(run.modelSaw)).not.toContain(hidden);
   });
 
   it("one call makes at most maxAttempts requests beside the client's own maxRetries, and retryOnThrow is refused in one line", () => {

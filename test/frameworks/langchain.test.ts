@@ -41,6 +41,7 @@ interface AgentRuns {
   noteOff: AgentRun;
   exhausted: AgentRun;
   exhaustedNoteOff: AgentRun;
+  outputs: AgentRun;
 }
 
 // @langchain/mcp-adapters 1.1.4 declares engines.node >= 20.10. Of 20, 22 and 24 the lowest and
@@ -145,6 +146,16 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
     );
     expect(run.modelSaw.content).not.toContain('[tool failure]');
     expect(run.artifactFailure).toBeUndefined();
+  });
+
+  it('toolResultOutputs: a result with outputs hands the model its assistant output and the note, never the View output or _meta', () => {
+    const run = runs.outputs;
+    expect(run.serverCalls.map((c) => c.tool)).toEqual(['search_customers']);
+    const failure = expectServerTextAndNote(run, 'Searching for Globex needs a directory sign-in.');
+    expect(failure).toMatchObject({ class: 'governance', code: 'auth_required' });
+    expect(run.modelSaw.status).toBe('success');
+    for (const hidden of ['view_opaque_token', 'cust_1042'])
+      expect(JSON.stringify(run.modelSaw)).not.toContain(hidden);
   });
 
   it("langchain's toolRetryMiddleware never stacks on the adapter's retries with modelNote; without it, at most maxAttempts x (1 + maxRetries)", () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createToolRetry } from '../../src/retry/with-tool-retry.js';
 import { ATTEMPT_META_KEY } from '../../src/tool-failure/constants.js';
 import { toolFailure } from '../../src/tool-failure/build.js';
-import { FrameworkToolCalls, withNoteInContent } from '../../src/frameworks/tool-calls.js';
+import { FrameworkToolCalls } from '../../src/frameworks/tool-calls.js';
+import { withNoteInResult as withNoteInContent } from '../../src/tool-failure/model-note.js';
 import type { SendToolCall } from '../../src/frameworks/tool-calls.js';
 
 const busy = () =>
@@ -131,7 +132,7 @@ describe('FrameworkToolCalls', () => {
   });
 });
 
-describe('withNoteInContent', () => {
+describe('withNoteInResult, a result without variants', () => {
   it('appends to the last text block and keeps the other blocks', () => {
     const image = { type: 'image', data: 'AA==', mimeType: 'image/png' };
     const result = {

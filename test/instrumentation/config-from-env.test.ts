@@ -27,6 +27,16 @@ describe('zero-code entry: options from the environment', () => {
     expect(configFromEnv({ OTEL_INSTRUMENTATION_MCP_MAX_FAILURE_LOGS_PER_SECOND: '' })).toEqual({});
   });
 
+  it('OTEL_INSTRUMENTATION_MCP_TOOL_RESULT_OUTPUTS turns on reading outputs (result variants)', () => {
+    expect(configFromEnv({ OTEL_INSTRUMENTATION_MCP_TOOL_RESULT_OUTPUTS: 'true' })).toEqual({
+      toolResultOutputs: true,
+    });
+    expect(configFromEnv({ OTEL_INSTRUMENTATION_MCP_TOOL_RESULT_OUTPUTS: 'false' })).toEqual({
+      toolResultOutputs: false,
+    });
+    expect(configFromEnv({})).toEqual({});
+  });
+
   it('a value that cannot be read keeps the default, with one line on stderr', () => {
     const lines: string[] = [];
     vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {

@@ -82,6 +82,7 @@ describe('config: a value that is ignored is reported', () => {
       'propagateContext',
       'emitFailureLogs',
       'redactThrownErrorText',
+      'toolResultOutputs',
     ])
       expect(warningsOf({ [option]: 'false' })[0], option).toContain(
         `option ${option} must be true or false (got 'false')`,
@@ -103,6 +104,14 @@ describe('config: a value that is ignored is reported', () => {
     expect(warningsOf({ metricCodeAllowList: ['a', 1, null] })).toEqual([
       'mcp: option metricCodeAllowList must be an array of strings (got 2 other entries); using the strings',
     ]);
+  });
+
+  it('toolResultOutputs (result variants, an open SEP) is off unless set to true', () => {
+    expect(resolveConfig({}, {}).toolResultOutputs).toBe(false);
+    expect(resolveConfig({ toolResultOutputs: true }, {}).toolResultOutputs).toBe(true);
+    expect(
+      resolveConfig({ toolResultOutputs: 'true' } as never, {}, () => {}).toolResultOutputs,
+    ).toBe(false);
   });
 
   it('says nothing for valid values and defaults', () => {

@@ -105,4 +105,13 @@ try {
 }
 await stacked.close();
 
+// A result with outputs (result variants, behind toolResultOutputs): the model is handed the
+// assistant output with the note, never the View's output or _meta.
+const variants = withToolFailures(await createMCPClient({ transport: stdio() }), {
+  modelNote: true,
+  toolResultOutputs: true,
+});
+out.outputs = await agentRun(await variants.tools(), 'search_customers', { query: 'Globex' });
+await variants.close();
+
 console.log(JSON.stringify(out));

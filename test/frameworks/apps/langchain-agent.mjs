@@ -96,5 +96,13 @@ const fast = { maxRetries: 2, initialDelayMs: 10, jitter: false };
 out.exhausted = await agentRun(tools, 'always_busy', {}, [toolRetryMiddleware(fast)]);
 out.exhaustedNoteOff = await agentRun(plain, 'always_busy', {}, [toolRetryMiddleware(fast)]);
 
+// A result with outputs (result variants, behind toolResultOutputs): the model is handed the
+// assistant output with the note, never the View's output or _meta.
+const variants = await loadMcpTools(
+  'billing',
+  withToolFailures(await mcp.getClient('billing'), { modelNote: true, toolResultOutputs: true }),
+);
+out.outputs = await agentRun(variants, 'search_customers', { query: 'Globex' });
+
 await mcp.close();
 console.log(JSON.stringify(out));

@@ -5,7 +5,7 @@
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { toolFailure } from '@omcp/instrumentation-mcp/tool-failure';
+import { createToolFailure, toolFailure } from '@omcp/instrumentation-mcp/tool-failure';
 import { z } from 'zod';
 
 const flaky = Number(process.env.FLAKY_FAILURES ?? '1');
@@ -102,6 +102,43 @@ server.registerTool(
       message: `There is no invoice ${number}.`,
       agentGuidance: 'Ask the person for the invoice number printed on the invoice.',
     });
+  },
+);
+
+// A result with variants (the open SEP-3279, its MCP Apps example made a failed call): the
+// model's output, the View's output and the View's own `_meta` entry, the failure object beside.
+server.registerTool(
+  'search_customers',
+  {
+    description: 'Searches the customer directory and shows the rows in a table.',
+    inputSchema: { query: z.string() },
+    annotations: { readOnlyHint: true },
+  },
+  async ({ query }) => {
+    record('search_customers');
+    return {
+      outputs: [
+        {
+          audience: 'assistant',
+          format: 'content',
+          content: [{ type: 'text', text: `Searching for ${query} needs a directory sign-in.` }],
+        },
+        {
+          audience: 'io.modelcontextprotocol/ui',
+          format: 'structured',
+          structuredContent: { columns: ['displayName'], rows: [{ customerId: 'cust_1042' }] },
+        },
+      ],
+      isError: true,
+      _meta: {
+        'io.modelcontextprotocol/ui': { continuationToken: 'view_opaque_token' },
+        'io.modelcontextprotocol/toolFailure': createToolFailure({
+          class: 'governance',
+          code: 'auth_required',
+          agentGuidance: 'Ask the person to sign in to the customer directory.',
+        }),
+      },
+    };
   },
 );
 
