@@ -9,20 +9,23 @@ import { startOtlpCounter } from './otlp-counter.mjs';
 import { GATEWAY_ROWS, startRow } from './gateway-rows.mjs';
 import { usageOf } from './gateway-proc.mjs';
 
-/** Calls in flight at each load level. */
+/** Calls in flight at each load level (BENCH_GATEWAY_LOADS may choose others). */
 export const GATEWAY_LOADS = [1, 64, 512];
 
 /**
  * Rounds and calls per round and level at `scale` (1: the full run). A round of a level needs
  * enough calls for its p99 to be more than the slowest call: at least 100, and 4 waves of the
- * calls in flight at 64 and 512.
+ * calls in flight at 64 and 512 (at a tiny scale, two waves).
  */
-export function gatewaySettings(scale, rounds) {
+export function gatewaySettings(scale, rounds, loads = GATEWAY_LOADS) {
   const at = (n, least) => Math.max(least, Math.round(n * scale));
   return {
-    rounds: rounds ?? Math.max(2, Math.round(8 * scale)),
-    calls: { 1: at(200, 20), 64: at(1024, 128), 512: at(2048, 512) },
-    warmup: at(500, 64),
+    rounds: rounds ?? Math.max(2, Math.round(6 * scale)),
+    loads,
+    calls: Object.fromEntries(
+      loads.map((c) => [c, c === 1 ? at(200, 20) : at(4 * c, Math.max(2 * c, 32))]),
+    ),
+    warmup: at(500, 16),
   };
 }
 
@@ -67,8 +70,8 @@ async function measure(driver, rows, row, concurrency, calls) {
  * Runs the section; resolves with `{ settings, rounds: { [load]: { [row]: [run, ...] } },
  * telemetry }`, where `telemetry` is what the proxy rows exported to the local receiver.
  */
-export async function gatewayBench({ startWorker, scale, rounds: asked, onRound }) {
-  const settings = gatewaySettings(scale, asked);
+export async function gatewayBench({ startWorker, scale, rounds: asked, loads, onRound }) {
+  const settings = gatewaySettings(scale, asked, loads);
   const counter = await startOtlpCounter();
   const telemetry = {
     OTEL_EXPORTER_OTLP_ENDPOINT: counter.url,
@@ -86,7 +89,7 @@ export async function gatewayBench({ startWorker, scale, rounds: asked, onRound 
     const out = {};
     for (let r = 0; r < settings.rounds; r++) {
       onRound?.(r);
-      for (const load of GATEWAY_LOADS) {
+      for (const load of settings.loads) {
         const order = GATEWAY_ROWS.map((_, i) => GATEWAY_ROWS[(i + r) % GATEWAY_ROWS.length]);
         for (const row of order)
           ((out[load] ??= {})[row] ??= []).push(
