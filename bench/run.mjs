@@ -904,7 +904,13 @@ async function gateway() {
 async function volume() {
   const { volumeBench } = await import('./lib/volume-run.mjs');
   const { reportVolume } = await import('./lib/volume-report.mjs');
-  const r = await volumeBench({ runScript, scale });
+  const r = await volumeBench({
+    scale,
+    calls:
+      process.env.BENCH_VOLUME_CALLS === undefined
+        ? undefined
+        : Number(process.env.BENCH_VOLUME_CALLS),
+  });
   results.volume = { ...r, summary: reportVolume(r, { say, target, loadAverage: loadAverage() }) };
 }
 
@@ -955,7 +961,12 @@ const partial = [
   'BENCH_GATEWAY_LOADS',
   'BENCH_VOLUME_CALLS',
 ].some((k) => process.env[k] !== undefined);
-const file = partial ? './results/partial' : './results/latest';
+// BENCH_RESULTS_NAME names the record of a run that must not meet another's (a smoke test).
+const file = process.env.BENCH_RESULTS_NAME
+  ? `./results/${process.env.BENCH_RESULTS_NAME}`
+  : partial
+    ? './results/partial'
+    : './results/latest';
 writeFileSync(here(`${file}.json`), `${JSON.stringify(results, null, 2)}\n`);
 // The report from the first section on (the peers' install log is not part of it).
 const first = report.findIndex((l) => l.startsWith('\n## ') || l.startsWith('## '));
