@@ -24,6 +24,7 @@ function summarise(runs, direct) {
     p99: median(runs.map((r) => r.p99)),
     added50: added('p50'),
     added99: added('p99'),
+    // /proc counts CPU time in 10 ms ticks: a run that used less reads 0, and has no figure.
     callsPerCpuSecond: cpuS > 0 ? (calls - errors) / cpuS : NaN,
     rss: Math.max(...runs.map((r) => r.rss)),
     rootRss: Math.max(...runs.map((r) => r.rootRss)),
@@ -64,7 +65,7 @@ export function reportGateway(r, { say, target, verdictOf, loadAverage }) {
       const add = (a) =>
         row === 'direct' ? '-' : `${ms(a.value)} (${ms(a.interval[0])}–${ms(a.interval[1])})`;
       say(
-        `  ${pad(row, 20)}${lpad(ms(s.p50), 9)}${lpad(ms(s.p99), 9)}${lpad(add(s.added50), 28)}${lpad(add(s.added99), 28)}${lpad(s.callsPerCpuSecond.toFixed(0), 13)}${lpad(mib(s.rootRss), 9)}${lpad(mib(s.rss), 6)}  ${s.errors === 0 ? 'none' : `${s.errors} of ${s.calls}: ${s.firstError}`}`,
+        `  ${pad(row, 20)}${lpad(ms(s.p50), 9)}${lpad(ms(s.p99), 9)}${lpad(add(s.added50), 28)}${lpad(add(s.added99), 28)}${lpad(Number.isFinite(s.callsPerCpuSecond) ? s.callsPerCpuSecond.toFixed(0) : '-', 13)}${lpad(mib(s.rootRss), 9)}${lpad(mib(s.rss), 6)}  ${s.errors === 0 ? 'none' : `${s.errors} of ${s.calls}: ${s.firstError}`}`,
       );
     }
     for (const row of OURS) gatewayTarget(load, row, rows, out[load], target, verdictOf);

@@ -15,7 +15,7 @@ export const GATEWAY_LOADS = [1, 64, 512];
 /**
  * Rounds and calls per round and level at `scale` (1: the full run). A round of a level needs
  * enough calls for its p99 to be more than the slowest call: at least 100, and 4 waves of the
- * calls in flight at 64 and 512 (at a tiny scale, two waves).
+ * calls in flight at 64 and 512 (at a small scale, one wave).
  */
 export function gatewaySettings(scale, rounds, loads = GATEWAY_LOADS) {
   const at = (n, least) => Math.max(least, Math.round(n * scale));
@@ -23,7 +23,7 @@ export function gatewaySettings(scale, rounds, loads = GATEWAY_LOADS) {
     rounds: rounds ?? Math.max(2, Math.round(6 * scale)),
     loads,
     calls: Object.fromEntries(
-      loads.map((c) => [c, c === 1 ? at(200, 20) : at(4 * c, Math.max(2 * c, 32))]),
+      loads.map((c) => [c, c === 1 ? at(200, 20) : at(4 * c, Math.max(c, 32))]),
     ),
     warmup: at(500, 16),
   };

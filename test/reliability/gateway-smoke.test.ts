@@ -55,7 +55,7 @@ describe('npm run bench, the gateway section (tiny scale)', () => {
       for (const row of ROWS)
         // Every call of every round answered with the text it sent: "none" failed.
         expect(table, `${row} at ${load}`).toMatch(
-          new RegExp(`\\n  ${row} +[\\d.]+ +[\\d.]+ .* \\d+ +\\d+ +\\d+  none\\n`),
+          new RegExp(`\\n  ${row} +[\\d.]+ +[\\d.]+ .* (\\d+|-) +\\d+ +\\d+  none\\n`),
         );
       for (const row of OURS)
         expect(out).toMatch(
@@ -72,18 +72,21 @@ describe('npm run bench, the gateway section (tiny scale)', () => {
       };
     };
     const g = record.gateway;
-    for (const load of LOADS)
-      for (const row of ROWS) {
+    for (const row of ROWS) {
+      let cpuNs = 0;
+      for (const load of LOADS) {
         const runs = g.rounds[load]?.[row] ?? [];
         expect(runs).toHaveLength(ROUNDS);
         for (const r of runs) {
           expect(r.ok, `${row} at ${load}`).toBe(g.settings.calls[load]);
           expect(r.p99).toBeGreaterThanOrEqual(r.p50);
-          // The tree measured is alive and working: it used CPU and holds memory.
-          expect(r.cpuNs).toBeGreaterThan(0);
+          // The tree measured is alive: it holds memory (its CPU time is read in 10 ms ticks).
           expect(r.rss).toBeGreaterThan(10 * 2 ** 20);
+          cpuNs += r.cpuNs;
         }
       }
+      expect(cpuNs, `${row} used CPU`).toBeGreaterThan(0);
+    }
     // The proxy rows trace while they relay: their spans reached the local receiver.
     expect(g.telemetry.traces.requests).toBeGreaterThan(0);
     expect(g.telemetry.traces.bytes).toBeGreaterThan(0);
