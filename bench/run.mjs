@@ -52,8 +52,7 @@ function installPeers() {
   const wanted = Object.keys(
     JSON.parse(readFileSync(here('./peers/package.json'), 'utf8')).dependencies,
   );
-  if (wanted.every((name) => existsSync(here(`./peers/node_modules/${name}/package.json`))))
-    return;
+  if (wanted.every((name) => existsSync(here(`./peers/node_modules/${name}/package.json`)))) return;
   say('installing peer instrumentations into bench/peers (npm ci)...');
   execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
     cwd: here('./peers'),

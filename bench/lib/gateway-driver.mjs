@@ -4,6 +4,7 @@
 // given number of `echo` calls with a given number in flight, timing each one and checking
 // that the answer is the text sent.
 import { performance } from 'node:perf_hooks';
+import { setImmediate } from 'node:timers';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,7 +17,11 @@ async function open({ row, endpoint }) {
   const client = new Client({ name: 'gateway-bench', version: '1.0.0' });
   const transport =
     endpoint.kind === 'stdio'
-      ? new StdioClientTransport({ command: endpoint.command, args: endpoint.args, stderr: 'inherit' })
+      ? new StdioClientTransport({
+          command: endpoint.command,
+          args: endpoint.args,
+          stderr: 'inherit',
+        })
       : new StreamableHTTPClientTransport(new URL(endpoint.url), {
           requestInit: { headers: endpoint.headers ?? {} },
         });
@@ -71,7 +76,8 @@ const commands = { open, run, close, exit };
 process.on('message', (m) => {
   commands[m.cmd](m).then(
     (result) => process.send({ id: m.id, result }),
-    (error) => process.send({ id: m.id, error: error instanceof Error ? error.message : String(error) }),
+    (error) =>
+      process.send({ id: m.id, error: error instanceof Error ? error.message : String(error) }),
   );
 });
 process.send({ ready: true });

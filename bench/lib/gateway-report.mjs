@@ -81,7 +81,9 @@ function gatewayTarget(load, row, rows, summary, target, verdictOf) {
   const parts = [];
   for (const bridge of BRIDGES) {
     if (summary[bridge].errors > 0) {
-      parts.push(`${bridge} failed ${summary[bridge].errors} of ${summary[bridge].calls} calls: not compared`);
+      parts.push(
+        `${bridge} failed ${summary[bridge].errors} of ${summary[bridge].calls} calls: not compared`,
+      );
       continue;
     }
     for (const p of ['p50', 'p99']) {

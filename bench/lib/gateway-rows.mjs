@@ -65,7 +65,10 @@ function spawnGateway(args, env) {
 }
 
 async function startOurs(extra, env) {
-  const g = spawnGateway([PROXY, '--listen', '127.0.0.1:0', ...PER_SESSION, ...extra, '--', process.execPath, UPSTREAM], env);
+  const g = spawnGateway(
+    [PROXY, '--listen', '127.0.0.1:0', ...PER_SESSION, ...extra, '--', process.execPath, UPSTREAM],
+    env,
+  );
   const url = await new Promise((resolve, reject) => {
     let text = '';
     g.child.stderr.on('data', (d) => {
@@ -106,8 +109,30 @@ export async function startRow(row, telemetry) {
     const command = `"${process.execPath}" "${UPSTREAM}"`;
     const args =
       row === 'supergateway'
-        ? [SUPERGATEWAY, '--stdio', command, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none']
-        : [MCP_PROXY, '--port', String(port), '--host', '127.0.0.1', '--server', 'stream', '--', process.execPath, UPSTREAM];
+        ? [
+            SUPERGATEWAY,
+            '--stdio',
+            command,
+            '--outputTransport',
+            'streamableHttp',
+            '--stateful',
+            '--port',
+            String(port),
+            '--logLevel',
+            'none',
+          ]
+        : [
+            MCP_PROXY,
+            '--port',
+            String(port),
+            '--host',
+            '127.0.0.1',
+            '--server',
+            'stream',
+            '--',
+            process.execPath,
+            UPSTREAM,
+          ];
     g = spawnGateway(args, {});
     await waitForPort(port, g.child);
     g.url = `http://127.0.0.1:${port}/mcp`;

@@ -105,5 +105,5 @@ export async function gatewayBench({ startWorker, scale, rounds: asked, loads, o
     await driver.send({ cmd: 'exit' }).catch(() => undefined);
     await counter.close();
   }
-  return { ...result, telemetry: structuredClone(counter.counts) };
+  return { ...result, telemetry: JSON.parse(JSON.stringify(counter.counts)) };
 }

@@ -11,7 +11,8 @@ export async function startOtlpCounter() {
   const counts = {};
   const bodies = { traces: [], metrics: [], logs: [] };
   const reset = () => {
-    for (const s of Object.values(SIGNALS)) counts[s] = { bytes: 0, requests: 0, encoding: undefined };
+    for (const s of Object.values(SIGNALS))
+      counts[s] = { bytes: 0, requests: 0, encoding: undefined };
     for (const s of Object.keys(bodies)) bodies[s] = [];
   };
   reset();

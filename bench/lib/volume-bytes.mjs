@@ -24,7 +24,9 @@ export function anyValueSize(v) {
   }
   if ('doubleValue' in v) return 9;
   if ('arrayValue' in v)
-    return delimited((v.arrayValue.values ?? []).reduce((a, x) => a + delimited(anyValueSize(x)), 0));
+    return delimited(
+      (v.arrayValue.values ?? []).reduce((a, x) => a + delimited(anyValueSize(x)), 0),
+    );
   if ('kvlistValue' in v)
     return delimited((v.kvlistValue.values ?? []).reduce((a, kv) => a + keyValueSize(kv), 0));
   return 0;
@@ -72,7 +74,11 @@ export function extraFields(failSpan, okSpan) {
       field: `event ${e.name}`,
       value: (e.attributes ?? []).map((kv) => kv.key).join(', '),
       // Span.events (field 11): time (fixed64), name, attributes.
-      protobuf: delimited(9 + delimited(utf8(e.name)) + (e.attributes ?? []).reduce((a, kv) => a + keyValueSize(kv), 0)),
+      protobuf: delimited(
+        9 +
+          delimited(utf8(e.name)) +
+          (e.attributes ?? []).reduce((a, kv) => a + keyValueSize(kv), 0),
+      ),
       json: jsonElementSize(e),
     });
   return rows;

@@ -19,7 +19,9 @@ export function attributesOf(list) {
 }
 
 const flat = (bodies, outer, inner, items) =>
-  bodies.flatMap((b) => (b[outer] ?? []).flatMap((r) => (r[inner] ?? []).flatMap((s) => s[items] ?? [])));
+  bodies.flatMap((b) =>
+    (b[outer] ?? []).flatMap((r) => (r[inner] ?? []).flatMap((s) => s[items] ?? [])),
+  );
 
 /** The digest of one run's JSON bodies by signal (`{ traces, metrics, logs }`). */
 export function digestOf(bodies) {

@@ -39,8 +39,9 @@ const shapeOf = (digest) => {
   const calls = digest.lastTrace.length;
   return digest.lastTrace.length === 0
     ? 'no spans'
-    : [...new Set(digest.lastTrace.map((s) => `${kinds[s.kind] ?? s.kind} "${s.name}"`))].join(' + ') +
-        (calls > 2 ? ` (${calls} spans share one trace)` : '');
+    : [...new Set(digest.lastTrace.map((s) => `${kinds[s.kind] ?? s.kind} "${s.name}"`))].join(
+        ' + ',
+      ) + (calls > 2 ? ` (${calls} spans share one trace)` : '');
 };
 
 function sayBytes(say, summary, variants) {
@@ -69,9 +70,12 @@ function sayContents(say, runs, variants) {
       if (seen.has(keys)) continue;
       seen.add(keys);
       const events = (s.events ?? []).map((e) => e.name);
-      say(`    span kind ${s.kind}: ${keys}${events.length > 0 ? `; events: ${events.join(', ')}` : ''}`);
+      say(
+        `    span kind ${s.kind}: ${keys}${events.length > 0 ? `; events: ${events.join(', ')}` : ''}`,
+      );
     }
-    for (const m of d.metrics) say(`    metric ${m.name} (${m.points} series): ${m.attributes.join(', ')}`);
+    for (const m of d.metrics)
+      say(`    metric ${m.name} (${m.points} series): ${m.attributes.join(', ')}`);
     if (d.logRecord !== null)
       say(
         `    log records: ${d.logRecords} for ${runs[v].json.fail[0].calls} calls, each: ${Object.keys(attributesOf(d.logRecord.attributes)).join(', ')}`,
@@ -94,7 +98,9 @@ function sayExtra(say, runs, summary) {
       rows.push({ kind: f.kind === 3 ? 'client' : 'server', ...x });
       listed.protobuf += x.protobuf;
       listed.json += x.json;
-      say(`  ${pad(f.kind === 3 ? 'client' : 'server', 8)}${pad(x.field, 34)}${lpad(x.protobuf, 9)}${lpad(x.json, 6)}  ${x.value.slice(0, 60)}`);
+      say(
+        `  ${pad(f.kind === 3 ? 'client' : 'server', 8)}${pad(x.field, 34)}${lpad(x.protobuf, 9)}${lpad(x.json, 6)}  ${x.value.slice(0, 60)}`,
+      );
     }
   }
   const measured = (e) => summary.omcp[e].fail.spans - summary.omcp[e].ok.spans;
@@ -111,7 +117,8 @@ function sayExtra(say, runs, summary) {
 function keptPer1000(runs, summary, v, e, rate) {
   const share = (s) => runs[v].json[s][0].sampling.expectedShare;
   const c = summary[v][e];
-  const spans = 1000 * (rate * share('fail') * c.fail.spans + (1 - rate) * share('ok') * c.ok.spans);
+  const spans =
+    1000 * (rate * share('fail') * c.fail.spans + (1 - rate) * share('ok') * c.ok.spans);
   const logs = 1000 * (rate * c.fail.logs + (1 - rate) * c.ok.logs);
   return { spans, logs };
 }
@@ -120,12 +127,14 @@ function saySampling(say, r, summary, variants) {
   say(
     `\nthrough the shipped tail-sampling policy (${r.policies.join(', ')}; evaluated in the bench on the recorded spans: no collector binary here): KB kept per 1,000 calls, spans + logs (logs are never sampled; metrics are not sampled and not counted here)`,
   );
-  say(`${pad('encoding', 10)}${pad('variant', 19)}${FAILURE_RATES.map((f) => lpad(`${f * 100} % fail`, 18)).join('')}  kept (ok / fail traces, by policy; by the hash)`);
+  say(
+    `${pad('encoding', 10)}${pad('variant', 19)}${FAILURE_RATES.map((f) => lpad(`${f * 100} % fail`, 18)).join('')}  kept (ok / fail traces, by policy; by the hash)`,
+  );
   const out = {};
   for (const e of ENCODINGS)
     for (const v of variants) {
       const cells = FAILURE_RATES.map((f) => keptPer1000(r.runs, summary, v, e, f));
-      ((out[v] ??= {})[e] = cells);
+      (out[v] ??= {})[e] = cells;
       const s = (x) => r.runs[v].json[x][0].sampling;
       say(
         `${pad(e, 10)}${pad(v, 19)}${cells.map((c) => lpad(`${(c.spans / 1000).toFixed(1)} + ${(c.logs / 1000).toFixed(1)}`, 18)).join('')}  ${s('ok').keptByPolicy}/${s('ok').traces} ok, ${s('fail').keptByPolicy}/${s('fail').traces} fail; hash ${s('ok').keptByHash}/${s('ok').traces} ok`,
@@ -146,7 +155,8 @@ export function reportVolume(r, { say, target, loadAverage }) {
   );
   const summary = {};
   for (const v of variants)
-    for (const e of ENCODINGS) for (const s of SCENARIOS) ((summary[v] ??= {})[e] ??= {})[s] = cell(r.runs[v][e][s]);
+    for (const e of ENCODINGS)
+      for (const s of SCENARIOS) ((summary[v] ??= {})[e] ??= {})[s] = cell(r.runs[v][e][s]);
   sayBytes(say, summary, variants);
   sayContents(say, r.runs, variants);
   const extra = sayExtra(say, r.runs, summary);
@@ -158,7 +168,11 @@ export function reportVolume(r, { say, target, loadAverage }) {
         const a = summary[ours][e][s];
         const b = summary[peer][e][s];
         const verdict =
-          a.spansRange[1] < b.spansRange[0] ? 'PASS' : a.spansRange[0] >= b.spansRange[1] ? 'FAIL' : 'UNCLEAR';
+          a.spansRange[1] < b.spansRange[0]
+            ? 'PASS'
+            : a.spansRange[0] >= b.spansRange[1]
+              ? 'FAIL'
+              : 'UNCLEAR';
         target(
           `volume ${e}/${s}: ${ours} span bytes per call < ${peer}'s (same output)`,
           verdict,

@@ -45,7 +45,8 @@ async function worker(variant, encoding, scenario, calls) {
 /** The sampling decision of every trace of a JSON run: kept by a policy, or its chance. */
 function sampled(digest, policies) {
   const traces = new Map();
-  for (const s of digest.spans) (traces.get(s.traceId) ?? traces.set(s.traceId, []).get(s.traceId)).push(s);
+  for (const s of digest.spans)
+    (traces.get(s.traceId) ?? traces.set(s.traceId, []).get(s.traceId)).push(s);
   const decisions = [...traces].map(([id, spans]) => decide(id, spans, policies));
   return {
     traces: decisions.length,

@@ -12,7 +12,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
-const CONFIG = fileURLToPath(new URL('../../observability/otel-collector/config.yaml', import.meta.url));
+const CONFIG = fileURLToPath(
+  new URL('../../observability/otel-collector/config.yaml', import.meta.url),
+);
 /** The contrib probabilistic policy's salt when none is configured. */
 const DEFAULT_SALT = 'default-hash-seed';
 const STATUS_CODES = { UNSET: 0, OK: 1, ERROR: 2 };
@@ -53,7 +55,12 @@ function keptBy(policy, spans) {
     }
     case 'numeric_attribute': {
       const { key, min_value: min, max_value: max } = policy.numeric_attribute;
-      return spans.some((s) => typeof s.attributes[key] === 'number' && s.attributes[key] >= min && s.attributes[key] <= max);
+      return spans.some(
+        (s) =>
+          typeof s.attributes[key] === 'number' &&
+          s.attributes[key] >= min &&
+          s.attributes[key] <= max,
+      );
     }
     default:
       throw new Error(`tail-sampling policy type ${policy.type} is not evaluated by the bench`);
@@ -72,5 +79,10 @@ export function decide(traceId, spans, policies = shippedPolicies()) {
   const probabilistic = policies.find((p) => p.type === 'probabilistic');
   const pct = probabilistic?.probabilistic.sampling_percentage ?? 0;
   const salt = probabilistic?.probabilistic.hash_salt ?? DEFAULT_SALT;
-  return { kept: false, chance: pct / 100, hashed: probabilisticKeeps(traceId, pct, salt), matched };
+  return {
+    kept: false,
+    chance: pct / 100,
+    hashed: probabilisticKeeps(traceId, pct, salt),
+    matched,
+  };
 }

@@ -36,17 +36,21 @@ describe('the tail-sampling policy as the volume section applies it', () => {
       'probabilistic',
     ]);
     const id = '0af7651916cd43dd8448eb211c80319c';
-    const failed = decide(id, [{ status: 0, attributes: { 'mcp.tool.failure.class': 'governance' } }]);
+    const failed = decide(id, [
+      { status: 0, attributes: { 'mcp.tool.failure.class': 'governance' } },
+    ]);
     expect(failed).toMatchObject({ kept: true, matched: ['tool-failures'] });
     expect(decide(id, [{ status: 2, attributes: {} }]).matched).toEqual(['errors']);
-    expect(decide(id, [{ status: 0, attributes: { 'mcp.tool.call.attempts': 2 } }]).kept).toBe(true);
+    expect(decide(id, [{ status: 0, attributes: { 'mcp.tool.call.attempts': 2 } }]).kept).toBe(
+      true,
+    );
     expect(decide(id, [{ status: 0, attributes: { 'mcp.tool.call.attempts': 1 } }])).toMatchObject({
       kept: false,
       chance: 0.1,
     });
-    expect(decide(id, [{ status: 0, attributes: { 'mcp.tool.failure.class': 'other' } }]).kept).toBe(
-      false,
-    );
+    expect(
+      decide(id, [{ status: 0, attributes: { 'mcp.tool.failure.class': 'other' } }]).kept,
+    ).toBe(false);
   });
 
   it('keeps about 10 % of random trace IDs by the hash', () => {
@@ -72,7 +76,10 @@ describe("the size of a failing call's extra attribute", () => {
     // Long enough that the enclosing messages' length prefixes keep their size (2 bytes from
     // 128 to 16383): the difference is then the attribute alone.
     const base = { 'gen_ai.tool.name': 'fail', padding: 'x'.repeat(300) };
-    const extra = { key: 'mcp.tool.failure.correlation_id', value: '0af7651916cd43dd8448eb211c80319c' };
+    const extra = {
+      key: 'mcp.tool.failure.correlation_id',
+      value: '0af7651916cd43dd8448eb211c80319c',
+    };
     const a = tracer.startSpan('tools/call fail', { attributes: base, startTime: 1 });
     a.end(2);
     const b = tracer.startSpan('tools/call fail', {
@@ -82,7 +89,8 @@ describe("the size of a failing call's extra attribute", () => {
     b.end(2);
     const [sa, sb] = exporter.getFinishedSpans();
     if (sa === undefined || sb === undefined) throw new Error('two spans were exported');
-    const size = (s: typeof sa): number => ProtobufTraceSerializer.serializeRequest([s])?.length ?? 0;
+    const size = (s: typeof sa): number =>
+      ProtobufTraceSerializer.serializeRequest([s])?.length ?? 0;
     expect(size(sb) - size(sa)).toBe(
       keyValueSize({ key: extra.key, value: { stringValue: extra.value } }),
     );

@@ -28,7 +28,9 @@ interface Sampling {
 describe('npm run bench, the telemetry volume section (tiny scale)', () => {
   it('counts every signal in both encodings, lists the failing call field by field, and gives each target a verdict', () => {
     if (!existsSync(`${root}/dist/esm/index.js`))
-      throw new Error('dist/ is missing: the volume section runs the built package (npm run build)');
+      throw new Error(
+        'dist/ is missing: the volume section runs the built package (npm run build)',
+      );
     for (const ext of ['json', 'txt'])
       rmSync(`${root}/bench/results/${RECORD}.${ext}`, { force: true });
     const run = spawnSync(process.execPath, ['bench/run.mjs'], {
