@@ -20,10 +20,14 @@ const TOKEN = 'gateway-bench-token';
  */
 const PER_SESSION = ['--max-in-flight-per-session', '512'];
 
-/** Rows in the order they are printed; `ours` rows get targets against the bridges. */
+/**
+ * Rows in the order they are printed; `OURS` rows get targets against the bridges.
+ * `omcp-untraced` (telemetry off) is context only: what the tracing costs the relay.
+ */
 export const GATEWAY_ROWS = [
   'direct',
   'omcp',
+  'omcp-untraced',
   'omcp-breaker-retry',
   'omcp-auth',
   'supergateway',
@@ -96,6 +100,8 @@ export async function startRow(row, telemetry) {
   let g;
   let headers;
   if (row === 'omcp') g = await startOurs([], telemetry);
+  else if (row === 'omcp-untraced')
+    g = await startOurs([], { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_TRACES_EXPORTER: 'none' });
   else if (row === 'omcp-breaker-retry')
     g = await startOurs(['--circuit-breaker', '--retry'], telemetry);
   else if (row === 'omcp-auth') {

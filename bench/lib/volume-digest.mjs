@@ -35,7 +35,9 @@ export function digestOf(bodies) {
       status: s.status?.code ?? 0,
       attributes: attributesOf(s.attributes),
     })),
-    lastTrace: spans.filter((s) => s.traceId === last),
+    // Whole, as exported (a peer that puts every call in one trace: its first spans).
+    lastTrace: spans.filter((s) => s.traceId === last).slice(0, 4),
+    lastTraceSpans: spans.filter((s) => s.traceId === last).length,
     metrics: metricList.map((m) => {
       const points = (m.sum ?? m.histogram ?? m.gauge ?? m.exponentialHistogram)?.dataPoints ?? [];
       return {

@@ -36,7 +36,7 @@ function cell(runs) {
 
 const shapeOf = (digest) => {
   const kinds = { 1: 'internal', 2: 'server', 3: 'client' };
-  const calls = digest.lastTrace.length;
+  const calls = digest.lastTraceSpans;
   return digest.lastTrace.length === 0
     ? 'no spans'
     : [...new Set(digest.lastTrace.map((s) => `${kinds[s.kind] ?? s.kind} "${s.name}"`))].join(

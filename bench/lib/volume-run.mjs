@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { decide, shippedPolicies } from './volume-sampling.mjs';
+import { shippedPolicies } from './volume-sampling.mjs';
 
 const run = promisify(execFile);
 const WORKER = fileURLToPath(new URL('./volume-worker.mjs', import.meta.url));
@@ -42,26 +42,9 @@ async function worker(variant, encoding, scenario, calls) {
   return JSON.parse(stdout.trim().split('\n').at(-1));
 }
 
-/** The sampling decision of every trace of a JSON run: kept by a policy, or its chance. */
-function sampled(digest, policies) {
-  const traces = new Map();
-  for (const s of digest.spans)
-    (traces.get(s.traceId) ?? traces.set(s.traceId, []).get(s.traceId)).push(s);
-  const decisions = [...traces].map(([id, spans]) => decide(id, spans, policies));
-  return {
-    traces: decisions.length,
-    keptByPolicy: decisions.filter((d) => d.kept).length,
-    keptByHash: decisions.filter((d) => d.kept || d.hashed).length,
-    // The share of this run's span bytes the collector keeps, on expectation.
-    expectedShare: decisions.reduce((a, d) => a + (d.kept ? 1 : d.chance), 0) / decisions.length,
-    matched: [...new Set(decisions.flatMap((d) => d.matched))],
-  };
-}
-
 /** Runs every cell; resolves with `{ settings, runs: { [variant]: { [encoding]: { [scenario]: [...] } } } }`. */
 export async function volumeBench({ scale, calls: asked, variants = VOLUME_VARIANTS }) {
   const settings = volumeSettings(scale, asked);
-  const policies = shippedPolicies();
   const jobs = [];
   for (let r = 0; r < settings.repeats; r++)
     for (const v of variants)
@@ -72,13 +55,9 @@ export async function volumeBench({ scale, calls: asked, variants = VOLUME_VARIA
     while (next < jobs.length) {
       const [v, e, s] = jobs[next++];
       const out = await worker(v, e, s, settings.calls);
-      if (out.digest !== undefined) {
-        out.sampling = sampled(out.digest, policies);
-        delete out.digest.spans; // thousands of entries; the decisions above are what is kept
-      }
       (((runs[v] ??= {})[e] ??= {})[s] ??= []).push(out);
     }
   };
   await Promise.all(Array.from({ length: AT_ONCE }, lane));
-  return { settings, policies: policies.map((p) => `${p.name} (${p.type})`), runs };
+  return { settings, policies: shippedPolicies().map((p) => `${p.name} (${p.type})`), runs };
 }

@@ -11,3 +11,13 @@ export function decide(
   spans: Array<{ status: number; attributes: Record<string, unknown> }>,
   policies?: TailSamplingPolicy[],
 ): { kept: boolean; chance: number; hashed: boolean; matched: string[] };
+export function sampleTraces(
+  spans: Array<{ traceId: string; status: number; attributes: Record<string, unknown> }>,
+  policies?: TailSamplingPolicy[],
+): {
+  traces: number;
+  keptByPolicy: number;
+  keptByHash: number;
+  expectedShare: number;
+  matched: string[];
+};

@@ -86,3 +86,24 @@ export function decide(traceId, spans, policies = shippedPolicies()) {
     matched,
   };
 }
+
+/**
+ * The decisions over every trace of a run's spans (`{ traceId, status, attributes }` each):
+ * how many traces, how many a deterministic policy keeps, how many the hash keeps besides, and
+ * the share of the traces kept on expectation.
+ */
+export function sampleTraces(spans, policies = shippedPolicies()) {
+  const traces = new Map();
+  for (const s of spans) {
+    if (!traces.has(s.traceId)) traces.set(s.traceId, []);
+    traces.get(s.traceId).push(s);
+  }
+  const decisions = [...traces].map(([id, list]) => decide(id, list, policies));
+  return {
+    traces: decisions.length,
+    keptByPolicy: decisions.filter((d) => d.kept).length,
+    keptByHash: decisions.filter((d) => d.kept || d.hashed).length,
+    expectedShare: decisions.reduce((a, d) => a + (d.kept ? 1 : d.chance), 0) / decisions.length,
+    matched: [...new Set(decisions.flatMap((d) => d.matched))],
+  };
+}

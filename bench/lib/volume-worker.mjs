@@ -27,6 +27,7 @@ import { startOtlpCounter } from './otlp-counter.mjs';
 import { connectInMemory } from './server.mjs';
 import { installVariant } from './variants.mjs';
 import { digestOf } from './volume-digest.mjs';
+import { sampleTraces } from './volume-sampling.mjs';
 
 const name = process.env.BENCH_VARIANT ?? 'omcp';
 const encoding = process.env.BENCH_VOLUME_ENCODING ?? 'protobuf';
@@ -83,8 +84,12 @@ await tracerProvider.forceFlush();
 await loggerProvider.forceFlush();
 await reader.forceFlush();
 const out = { variant: name, encoding, scenario, calls, counts: counter.counts };
-if (json) out.digest = digestOf(counter.bodies);
+if (json) {
+  const { spans, ...digest } = digestOf(counter.bodies);
+  out.digest = digest;
+  out.sampling = sampleTraces(spans);
+}
 await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown(), loggerProvider.shutdown()]);
 await counter.close();
-process.stdout.write(`${JSON.stringify(out)}\n`);
-process.exit(0);
+// Exit once the line is out: a pipe takes a large write in several turns.
+process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(0));

@@ -11,7 +11,15 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const ROWS = ['direct', 'omcp', 'omcp-breaker-retry', 'omcp-auth', 'supergateway', 'mcp-proxy'];
+const ROWS = [
+  'direct',
+  'omcp',
+  'omcp-untraced',
+  'omcp-breaker-retry',
+  'omcp-auth',
+  'supergateway',
+  'mcp-proxy',
+];
 const OURS = ['omcp', 'omcp-breaker-retry', 'omcp-auth'];
 const LOADS = ['1', '16'];
 const ROUNDS = 2;
