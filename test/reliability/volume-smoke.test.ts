@@ -43,7 +43,7 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
         BENCH_RESULTS_NAME: RECORD,
       },
       encoding: 'utf8',
-      timeout: 110_000,
+      timeout: 170_000,
     });
     expect(run.error).toBeUndefined();
     expect([0, 1], run.stderr).toContain(run.status);
@@ -98,5 +98,5 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
     expect(sampling?.fail[0]?.sampling.keptByPolicy).toBe(sampling?.fail[0]?.sampling.traces);
     expect(sampling?.ok[0]?.sampling.keptByPolicy).toBe(0);
     expect(out).toContain('through the shipped tail-sampling policy');
-  }, 120_000);
+  }, 180_000);
 });
