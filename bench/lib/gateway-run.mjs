@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { startOtlpCounter } from './otlp-counter.mjs';
 import { GATEWAY_ROWS, startRow } from './gateway-rows.mjs';
 import { usageOf } from './gateway-proc.mjs';
+import { percentile } from './stats.mjs';
 
 /** Calls in flight at each load level (BENCH_GATEWAY_LOADS may choose others). */
 export const GATEWAY_LOADS = [1, 64, 512];
@@ -27,13 +28,6 @@ export function gatewaySettings(scale, rounds, loads = GATEWAY_LOADS) {
     ),
     warmup: at(500, 16),
   };
-}
-
-/** The p-th percentile (0..1) of `xs`, nearest rank. */
-export function percentile(xs, p) {
-  if (xs.length === 0) return NaN;
-  const s = Float64Array.from(xs).sort();
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
 }
 
 async function startAll(driver, telemetry) {
