@@ -48,7 +48,11 @@ if (pairs.length > 0 && beforeProblem() !== undefined) {
 }
 
 function installPeers() {
-  if (existsSync(here('./peers/node_modules/.package-lock.json'))) return;
+  // Installed again when a package was added to bench/peers since the last install.
+  const wanted = Object.keys(
+    JSON.parse(readFileSync(here('./peers/package.json'), 'utf8')).dependencies,
+  );
+  if (wanted.every((name) => existsSync(here(`./peers/node_modules/${name}/package.json`)))) return;
   say('installing peer instrumentations into bench/peers (npm ci)...');
   execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {
     cwd: here('./peers'),
@@ -862,6 +866,53 @@ async function collector() {
   results.collector = r;
 }
 
+/** The load average over the last minute, five and fifteen, as the report prints it. */
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(', ');
+
+async function gateway() {
+  const { gatewayBench } = await import('./lib/gateway-run.mjs');
+  const { reportGateway } = await import('./lib/gateway-report.mjs');
+  const before = loadAverage();
+  const r = await gatewayBench({
+    startWorker,
+    scale,
+    rounds:
+      process.env.BENCH_GATEWAY_ROUNDS === undefined
+        ? undefined
+        : Number(process.env.BENCH_GATEWAY_ROUNDS),
+    loads: process.env.BENCH_GATEWAY_LOADS?.split(',').map(Number),
+    onRound: (i) => process.stdout.write(`gateway round ${i + 1}\r`),
+  });
+  const summary = reportGateway(r, {
+    say,
+    target,
+    verdictOf,
+    loadAverage: `${before} at the start, ${loadAverage()} at the end`,
+  });
+  const t = r.telemetry;
+  say(
+    `the proxy rows exported ${t.traces.requests} trace requests (${t.traces.bytes} bytes), ${t.metrics.requests} metric requests and ${t.logs.requests} log requests to the local receiver`,
+  );
+  results.gateway = { ...r, summary };
+}
+
+async function volume() {
+  const { volumeBench } = await import('./lib/volume-run.mjs');
+  const { reportVolume } = await import('./lib/volume-report.mjs');
+  const r = await volumeBench({
+    scale,
+    calls:
+      process.env.BENCH_VOLUME_CALLS === undefined
+        ? undefined
+        : Number(process.env.BENCH_VOLUME_CALLS),
+  });
+  results.volume = { ...r, summary: reportVolume(r, { say, target, loadAverage: loadAverage() }) };
+}
+
 installPeers();
 const started = Date.now();
 results.sectionSeconds = {};
@@ -874,6 +925,8 @@ for (const [name, section] of Object.entries({
   heap,
   retry,
   collector,
+  gateway,
+  volume,
 })) {
   if (!want(name)) continue;
   const t = Date.now();
@@ -903,8 +956,16 @@ const partial = [
   'BENCH_SCALE',
   'BENCH_ROUNDS',
   'BENCH_BEFORE_DIST',
+  'BENCH_GATEWAY_ROUNDS',
+  'BENCH_GATEWAY_LOADS',
+  'BENCH_VOLUME_CALLS',
 ].some((k) => process.env[k] !== undefined);
-const file = partial ? './results/partial' : './results/latest';
+// BENCH_RESULTS_NAME names the record of a run that must not meet another's (a smoke test).
+const file = process.env.BENCH_RESULTS_NAME
+  ? `./results/${process.env.BENCH_RESULTS_NAME}`
+  : partial
+    ? './results/partial'
+    : './results/latest';
 writeFileSync(here(`${file}.json`), `${JSON.stringify(results, null, 2)}\n`);
 // The report from the first section on (the peers' install log is not part of it).
 const first = report.findIndex((l) => l.startsWith('\n## ') || l.startsWith('## '));

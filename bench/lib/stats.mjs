@@ -7,6 +7,13 @@ export const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+/** The p-th percentile (0..1) of `xs`, nearest rank; NaN for none. */
+export function percentile(xs, p) {
+  if (xs.length === 0) return NaN;
+  const s = Float64Array.from(xs).sort();
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
+}
+
 /** Which of `blocks` contiguous, near-equal blocks item `i` of `n` falls in. */
 export const blockOf = (i, n, blocks) => Math.floor((i * blocks) / n);
 

@@ -1,0 +1,102 @@
+/**
+ * The gateway section of `npm run bench` at a tiny scale (two loads, two rounds, a few dozen
+ * calls a round): every row relays the same stdio server and every answer comes back as sent
+ * (the driver checks each echo), each row's table line is printed at each load with its
+ * latency, throughput and RSS, every target gets a verdict, and the proxy rows really traced
+ * (the local OTLP receiver got their spans). The figures of such a run mean nothing.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const ROWS = [
+  'direct',
+  'omcp',
+  'omcp-untraced',
+  'omcp-breaker-retry',
+  'omcp-auth',
+  'supergateway',
+  'mcp-proxy',
+];
+const OURS = ['omcp', 'omcp-breaker-retry', 'omcp-auth'];
+const LOADS = ['1', '16'];
+const ROUNDS = 2;
+const RECORD = 'partial-gateway';
+
+interface Run {
+  ok: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  cpuNs: number;
+  rss: number;
+}
+
+describe('npm run bench, the gateway section (tiny scale)', () => {
+  it('relays through every row at every load, prints each row and a verdict for each target', () => {
+    if (!existsSync(`${root}/dist/esm/cli/mcp-failure-proxy.js`))
+      throw new Error('dist/ is missing: the gateway section runs the built proxy (npm run build)');
+    for (const ext of ['json', 'txt'])
+      rmSync(`${root}/bench/results/${RECORD}.${ext}`, { force: true });
+    const run = spawnSync(process.execPath, ['bench/run.mjs'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        BENCH_ONLY: 'gateway',
+        BENCH_SCALE: '0.01',
+        BENCH_GATEWAY_ROUNDS: String(ROUNDS),
+        BENCH_GATEWAY_LOADS: LOADS.join(','),
+        BENCH_RESULTS_NAME: RECORD,
+      },
+      encoding: 'utf8',
+      timeout: 170_000,
+    });
+    expect(run.error).toBeUndefined();
+    // Exit 1 is "some target does not hold", expected at this scale; a crash prints no report.
+    expect([0, 1], run.stderr).toContain(run.status);
+    const out = run.stdout;
+    expect(out).toContain('## The gateway');
+    for (const load of LOADS) {
+      const table = out.split(`\n${load} in flight (`)[1]?.split(' in flight (')[0] ?? '';
+      for (const row of ROWS)
+        // Every call of every round answered with the text it sent: "none" failed.
+        expect(table, `${row} at ${load}`).toMatch(
+          new RegExp(`\\n  ${row} +[\\d.]+ +[\\d.]+ .* (\\d+|-) +\\d+ +\\d+  none\\n`),
+        );
+      for (const row of OURS)
+        expect(out).toMatch(
+          new RegExp(
+            `\\n(PASS|FAIL|UNCLEAR) +gateway, ${load} in flight: ${row} p50 and p99 ≤ both bridges': p50 [\\d.]+× supergateway .* p99 [\\d.]+× mcp-proxy`,
+          ),
+        );
+    }
+    const record = JSON.parse(readFileSync(`${root}/bench/results/${RECORD}.json`, 'utf8')) as {
+      gateway: {
+        settings: { calls: Record<string, number> };
+        rounds: Record<string, Record<string, Run[]>>;
+        telemetry: { traces: { requests: number; bytes: number } };
+      };
+    };
+    const g = record.gateway;
+    for (const row of ROWS) {
+      let cpuNs = 0;
+      for (const load of LOADS) {
+        const runs = g.rounds[load]?.[row] ?? [];
+        expect(runs).toHaveLength(ROUNDS);
+        for (const r of runs) {
+          expect(r.ok, `${row} at ${load}`).toBe(g.settings.calls[load]);
+          expect(r.p99).toBeGreaterThanOrEqual(r.p50);
+          // The tree measured is alive: it holds memory (its CPU time is read in 10 ms ticks).
+          expect(r.rss).toBeGreaterThan(10 * 2 ** 20);
+          cpuNs += r.cpuNs;
+        }
+      }
+      expect(cpuNs, `${row} used CPU`).toBeGreaterThan(0);
+    }
+    // The proxy rows trace while they relay: their spans reached the local receiver.
+    expect(g.telemetry.traces.requests).toBeGreaterThan(0);
+    expect(g.telemetry.traces.bytes).toBeGreaterThan(0);
+  }, 180_000);
+});

@@ -1,0 +1,102 @@
+/**
+ * The telemetry volume section of `npm run bench` at a tiny scale: every variant, encoding and
+ * call is printed; the byte counter saw this package's spans, metrics and log records (and no
+ * log record for an ok call); the failing call's extra bytes are listed field by field and add
+ * up to the measured difference; the shipped tail-sampling policy keeps every failing trace
+ * and no ok trace by a deterministic policy; every target gets a verdict.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const VARIANTS = ['omcp', 'omcp-client-spans', 'autotel', 'traceloop'];
+const ENCODINGS = ['protobuf', 'json'];
+const RECORD = 'partial-volume';
+
+interface Cell {
+  spans: number;
+  metricExport: number;
+  logs: number;
+}
+interface Sampling {
+  traces: number;
+  keptByPolicy: number;
+}
+
+describe('npm run bench, the telemetry volume section (tiny scale)', () => {
+  it('counts every signal in both encodings, lists the failing call field by field, and gives each target a verdict', () => {
+    if (!existsSync(`${root}/dist/esm/index.js`))
+      throw new Error(
+        'dist/ is missing: the volume section runs the built package (npm run build)',
+      );
+    for (const ext of ['json', 'txt'])
+      rmSync(`${root}/bench/results/${RECORD}.${ext}`, { force: true });
+    const run = spawnSync(process.execPath, ['bench/run.mjs'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        BENCH_ONLY: 'volume',
+        BENCH_SCALE: '0.1',
+        BENCH_VOLUME_CALLS: '20',
+        BENCH_RESULTS_NAME: RECORD,
+      },
+      encoding: 'utf8',
+      timeout: 170_000,
+    });
+    expect(run.error).toBeUndefined();
+    expect([0, 1], run.stderr).toContain(run.status);
+    const out = run.stdout;
+    for (const e of ENCODINGS)
+      for (const v of VARIANTS)
+        for (const s of ['ok', 'fail'])
+          expect(out).toMatch(new RegExp(`\\n${e} +${v} +${s} +\\d+ +\\(\\d+–\\d+\\) +\\d+`));
+    for (const [peer, ours] of [
+      ['autotel', 'omcp'],
+      ['traceloop', 'omcp-client-spans'],
+    ])
+      for (const e of ENCODINGS)
+        for (const s of ['ok', 'fail'])
+          expect(out).toMatch(
+            new RegExp(
+              `\\n(PASS|FAIL|UNCLEAR) +volume ${e}/${s}: ${ours} span bytes per call < ${peer}'s`,
+            ),
+          );
+    const record = JSON.parse(readFileSync(`${root}/bench/results/${RECORD}.json`, 'utf8')) as {
+      volume: {
+        summary: {
+          cells: Record<string, Record<string, Record<'ok' | 'fail', Cell>>>;
+          extra: {
+            rows: Array<{ field: string }>;
+            listed: Record<string, number>;
+            measured: Record<string, number>;
+          };
+        };
+        runs: Record<string, { json: Record<'ok' | 'fail', Array<{ sampling: Sampling }>> }>;
+      };
+    };
+    const { cells, extra } = record.volume.summary;
+    for (const e of ENCODINGS) {
+      // This package's three signals reached the counter, in both encodings.
+      expect(cells.omcp?.[e]?.fail.spans).toBeGreaterThan(0);
+      expect(cells.omcp?.[e]?.fail.metricExport).toBeGreaterThan(0);
+      expect(cells.omcp?.[e]?.fail.logs).toBeGreaterThan(0);
+      expect(cells.omcp?.[e]?.ok.logs).toBe(0);
+      expect(cells.omcp?.[e]?.fail.spans).toBeGreaterThan(cells.omcp?.[e]?.ok.spans ?? Infinity);
+      // JSON spells out what protobuf encodes in binary.
+      expect(cells.omcp?.json?.ok.spans).toBeGreaterThan(cells.omcp?.protobuf?.ok.spans ?? 0);
+      // The listed fields account for the measured difference (names and durations aside).
+      expect(Math.abs((extra.listed[e] ?? 0) - (extra.measured[e] ?? 0))).toBeLessThan(
+        0.1 * (extra.measured[e] ?? 0),
+      );
+    }
+    expect(extra.rows.map((r) => r.field)).toEqual(
+      expect.arrayContaining(['mcp.tool.failure.class', 'mcp.tool.failure.correlation_id']),
+    );
+    const sampling = record.volume.runs.omcp?.json;
+    expect(sampling?.fail[0]?.sampling.keptByPolicy).toBe(sampling?.fail[0]?.sampling.traces);
+    expect(sampling?.ok[0]?.sampling.keptByPolicy).toBe(0);
+    expect(out).toContain('through the shipped tail-sampling policy');
+  }, 180_000);
+});
