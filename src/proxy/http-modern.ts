@@ -31,7 +31,7 @@ export async function createModernFront(proxy: ToolFailureProxy): Promise<Modern
   const handler = sdk.createMcpHandler(() => make(sdk), { legacy: 'reject' });
   return {
     async isModern(req, body) {
-      return !(await sdk.isLegacyRequest(webRequest(req, undefined), { parsedBody: body }));
+      return !(await sdk.isLegacyRequest(webRequest(req, undefined), body));
     },
     async serve(req, res, body) {
       // A client gone before its answer: the SDK's exchange, and with it the upstream request, ends.
