@@ -20,6 +20,7 @@ export type { Refusal, RequestGuard } from './http-guard.js';
 import type { ProxyHttpOptions, ToolFailureProxy } from './types.js';
 import { HttpEndpointMetrics } from './http-metrics.js';
 import { createModernFront, type ModernFront } from './http-modern.js';
+import { MODERN_REVISION } from '../shared/envelope.js';
 import { InFlightLimits, requestIdsOf, type Hold, type SessionCounts } from './http-admission.js';
 import {
   REFUSALS,
@@ -347,9 +348,6 @@ export async function serveStreamableHttp(
     },
   };
 }
-
-/** The revision `revision` may name: the one SDK 1.x cannot serve. */
-const MODERN_REVISION = '2026-07-28';
 
 /** The 2026-07-28 front, or the one-line reason it cannot be had as a configuration error. */
 async function modernFront(proxy: ToolFailureProxy): Promise<ModernFront> {
