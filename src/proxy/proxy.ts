@@ -38,10 +38,7 @@ type Params = Record<string, unknown>;
 type Notification = { method: string; params?: Params };
 
 /** A per-request 2026-07-28 server for one proxy (see `modernServerOf`). */
-const MODERN_SERVERS = new WeakMap<
-  ToolFailureProxy,
-  (sdk: ModernSdk) => Promise<ModernServer>
->();
+const MODERN_SERVERS = new WeakMap<ToolFailureProxy, (sdk: ModernSdk) => Promise<ModernServer>>();
 
 /**
  * How `serveStreamableHttp` gets a 2.x `Server` relaying to `proxy`'s upstream, for one
@@ -239,9 +236,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
   MODERN_SERVERS.set(proxy, async (modern) => {
     if (closed) throw new Error('createToolFailureProxy: proxy is closed');
     const { link: upstream } = await ready();
-    return modernServer(modern, await identityOf(upstream), (server) =>
-      relayFor(server, upstream),
-    );
+    return modernServer(modern, await identityOf(upstream), (server) => relayFor(server, upstream));
   });
   return proxy;
 }

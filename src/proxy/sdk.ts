@@ -1,6 +1,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  Server as ModernServer,
+  createMcpHandler,
+  isLegacyRequest,
+} from '@modelcontextprotocol/server';
 
 /**
  * The MCP SDK 1.x pieces the proxy uses, loaded on first use so that importing this package
@@ -35,9 +40,9 @@ export function loadSdk(): Promise<Sdk> {
  * the SDK does.
  */
 export interface ModernSdk {
-  Server: typeof import('@modelcontextprotocol/server').Server;
-  createMcpHandler: typeof import('@modelcontextprotocol/server').createMcpHandler;
-  isLegacyRequest: typeof import('@modelcontextprotocol/server').isLegacyRequest;
+  Server: typeof ModernServer;
+  createMcpHandler: typeof createMcpHandler;
+  isLegacyRequest: typeof isLegacyRequest;
 }
 
 /** The SDK 2.x server is missing or too old to serve the 2026-07-28 revision; one line. */

@@ -163,10 +163,7 @@ function findSpan(spans: ReceivedSpan[], name: string, kind: number): ReceivedSp
  * root), the proxy's SERVER span under it, the proxy's CLIENT span under that, and the
  * upstream's SERVER span under the proxy's CLIENT span.
  */
-function proxyChain(
-  spans: ReceivedSpan[],
-  tool: string,
-): Array<ReceivedSpan | undefined> {
+function proxyChain(spans: ReceivedSpan[], tool: string): Array<ReceivedSpan | undefined> {
   const name = `tools/call ${tool}`;
   const client = spans.find(
     (s) => s.name === name && s.kind === SPAN_KIND_CLIENT && s.parentSpanId === undefined,

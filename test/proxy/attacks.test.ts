@@ -629,7 +629,7 @@ describe('attacks on the 2026-07-28 endpoint (revision: 2026-07-28)', () => {
     expect(upstreamCalls()).toBe(2);
   });
 
-  it('a header that contradicts the body, and a request without the envelope, get the revision’s JSON-RPC errors and call nothing upstream', async () => {
+  it('a header that contradicts the body, a request without the envelope, and an unknown version get the revision’s JSON-RPC errors and call nothing upstream', async () => {
     const url = await start();
     const { body, headers } = modernCall(1, 'fast');
     const mismatch = await post(url, body, { ...headers, 'mcp-name': 'other' });
@@ -639,7 +639,24 @@ describe('attacks on the 2026-07-28 endpoint (revision: 2026-07-28)', () => {
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fast', arguments: {} } },
       headers,
     );
-    expect(JSON.parse(bare.body)).toMatchObject({ id: 2, error: {} });
+    expect(JSON.parse(bare.body)).toMatchObject({ id: 2, error: { code: -32602 } });
+    const future = modernCall(3, 'fast');
+    const unsupported = await post(
+      url,
+      {
+        ...(future.body as object),
+        params: envelope(
+          {
+            name: 'fast',
+            arguments: {},
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2027-01-01' },
+          },
+          { name: 'attacker', version: '1' },
+        ),
+      },
+      { ...future.headers, 'mcp-protocol-version': '2027-01-01' },
+    );
+    expect(JSON.parse(unsupported.body)).toMatchObject({ id: 3, error: { code: -32022 } });
     expect(upstreamCalls()).toBe(0);
   });
 
