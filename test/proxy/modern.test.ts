@@ -24,6 +24,8 @@ import {
 import type { ToolFailureProxy } from '../../src/proxy/types.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { McpServer } from '../helpers/mcp-v1.js';
+import { envelopeHeaders, withEnvelope } from '../../src/shared/envelope.js';
+import { scriptedUpstream } from './harness.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 
 const failure = {
@@ -144,6 +146,45 @@ describe('an SDK 2.4 client against the proxy in 2026-07-28 mode', () => {
       _meta: meta,
       resultType: 'complete',
     });
+  });
+});
+
+describe('what goes upstream from a 2026-07-28 request', () => {
+  it('the envelope is the downstream hop’s: the upstream gets the caller’s other _meta keys and no envelope key', async () => {
+    const scripted = scriptedUpstream(() => ({ result: { content: [] } }));
+    const proxy = createToolFailureProxy({ upstream: scripted.factory, timeoutMs: 5_000 });
+    const endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, { revision: '2026-07-28' });
+    try {
+      const params = {
+        name: 'echo',
+        arguments: { a: 1 },
+        _meta: {
+          'vendor.example/tenant': 't-1',
+          traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        },
+      };
+      const res = await fetch(endpoint.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...envelopeHeaders('tools/call', params),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: withEnvelope(params, { name: 'c', version: '1' }),
+        }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      const sent = scripted.requests.find((r) => r.method === 'tools/call');
+      expect(sent?.params).toStrictEqual(params);
+    } finally {
+      await endpoint.close();
+      await proxy.close();
+    }
   });
 });
 
