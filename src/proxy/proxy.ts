@@ -163,22 +163,9 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     }
   };
 
-  /** What a downstream server mirrors of the upstream: its own, or fallbacks while it is down. */
-  const identityOf = async (upstream: UpstreamLink): Promise<UpstreamIdentity> => {
-    const identity: UpstreamIdentity = {
-      capabilities: { tools: {} },
-      serverInfo: options.serverInfo ?? { name: 'mcp-failure-proxy', version: PACKAGE_VERSION },
-      instructions: undefined,
-    };
-    try {
-      const client = await upstream.get();
-      identity.capabilities = client.getServerCapabilities() ?? {};
-      identity.serverInfo = client.getServerVersion() ?? identity.serverInfo;
-      identity.instructions = client.getInstructions();
-    } catch {
-      // Upstream down: serve anyway, so that every call gets a clear failure, not a refusal.
-    }
-    return identity;
+  const fallbackInfo = options.serverInfo ?? {
+    name: 'mcp-failure-proxy',
+    version: PACKAGE_VERSION,
   };
 
   /** The relay behind one downstream server, whichever SDK line the server is from. */
@@ -210,7 +197,7 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     async connect(transport: Transport): Promise<void> {
       if (closed) throw new Error('createToolFailureProxy: proxy is closed');
       const { sdk, link: upstream } = await ready();
-      const { capabilities, serverInfo, instructions } = await identityOf(upstream);
+      const { capabilities, serverInfo, instructions } = await identityOf(upstream, fallbackInfo);
       const server = new sdk.Server(serverInfo, {
         capabilities,
         ...(instructions === undefined ? {} : { instructions }),
@@ -236,9 +223,32 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
   MODERN_SERVERS.set(proxy, async (modern) => {
     if (closed) throw new Error('createToolFailureProxy: proxy is closed');
     const { link: upstream } = await ready();
-    return modernServer(modern, await identityOf(upstream), (server) => relayFor(server, upstream));
+    return modernServer(modern, await identityOf(upstream, fallbackInfo), (server) =>
+      relayFor(server, upstream),
+    );
   });
   return proxy;
+}
+
+/** What a downstream server mirrors of the upstream: its own, or `serverInfo` while it is down. */
+async function identityOf(
+  upstream: UpstreamLink,
+  serverInfo: UpstreamIdentity['serverInfo'],
+): Promise<UpstreamIdentity> {
+  const identity: UpstreamIdentity = {
+    capabilities: { tools: {} },
+    serverInfo,
+    instructions: undefined,
+  };
+  try {
+    const client = await upstream.get();
+    identity.capabilities = client.getServerCapabilities() ?? {};
+    identity.serverInfo = client.getServerVersion() ?? serverInfo;
+    identity.instructions = client.getInstructions();
+  } catch {
+    // Upstream down: serve anyway, so that every call gets a clear failure, not a refusal.
+  }
+  return identity;
 }
 
 function positive(value: number | undefined, fallback: number): number {
