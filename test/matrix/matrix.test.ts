@@ -363,7 +363,8 @@ function defineCases(title: string, fixture: Fixture, platform: Platform): void 
         expect(never?.attributes['error.type'], spanDetail).toBe('cancelled');
         expect(findSpan(spans, 'tools/call never', SPAN_KIND_SERVER)).toBeUndefined();
       },
-      120_000,
+      // Includes the wait for a slot of `limited`, behind cases of three processes (proxy-*).
+      240_000,
     );
   });
 }
