@@ -3,8 +3,11 @@
  * how many tools/call requests reached it, and what the checker (as the client) received through
  * the intermediary. "Unchanged" is the vectors' definition (conformance/intermediary-cases.json):
  * the same JSON value, and a `_meta` that serialises to the same text (keys, their order, values);
- * the order of the result's own top-level keys is not compared.
+ * the order of the result's own top-level keys is not compared. On the 2026-07-28 revision a
+ * result's `resultType: "complete"` is the revision's own field, required on its wire: one the
+ * upstream did not send is not counted as a change.
  */
+import { MODERN_REVISION } from '../shared/envelope.js';
 import { isRecord } from '../shared/safe.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
@@ -31,10 +34,11 @@ export interface ProxyCheckReport {
 
 const ruleById = new Map<string, BehaviourRule>(Object.values(PROXY_RULES).map((r) => [r.id, r]));
 
-/** Judges the cases played through the intermediary under test. */
+/** Judges the cases played through the intermediary under test, spoken to in `revision`. */
 export function checkProxyOutcomes(
   cases: readonly ProxyCase[],
   outcomes: readonly ProxyOutcome[],
+  revision?: string,
 ): ProxyCheckReport {
   const tally = new RuleTally();
   const P = PROXY_RULES;
@@ -57,7 +61,10 @@ export function checkProxyOutcomes(
             );
           continue;
         }
-        const change = changeOf(c.result, answer);
+        const change = changeOf(
+          c.result,
+          revision === MODERN_REVISION ? withoutRevisionFields(c.result, answer) : answer,
+        );
         if (change !== undefined) tally.violate(rule, c.id, change);
       }
       continue;
@@ -76,6 +83,14 @@ export function checkProxyOutcomes(
     cases: outcomes.length,
     verdict: failed || outcomes.length === 0 ? 'fail' : 'pass',
   };
+}
+
+/** The answer without a `resultType: "complete"` that the upstream's result did not have. */
+function withoutRevisionFields(sent: unknown, answer: CallAnswer): CallAnswer {
+  if (answer.kind !== 'result' || !isRecord(answer.result) || !isRecord(sent)) return answer;
+  if (Object.hasOwn(sent, 'resultType') || answer.result.resultType !== 'complete') return answer;
+  const { resultType: _stamped, ...result } = answer.result;
+  return { kind: 'result', result };
 }
 
 /** What changed between what the upstream sent and what arrived, in one line; none: undefined. */

@@ -25,6 +25,7 @@ import {
   type ProxyCase,
   type ScriptedCall,
 } from '../check/scripted.js';
+import { MODERN_REVISION } from '../shared/envelope.js';
 import { isRecord } from '../shared/safe.js';
 import { PACKAGE_VERSION } from '../version.js';
 import {
@@ -79,6 +80,10 @@ Options:
                     http (the checker connects to --proxy-url)
   --proxy-url URL   With --downstream http (default http://127.0.0.1:{port}/mcp); {port} here
                     and in ARGS is a free loopback port chosen by the checker
+  --revision R      The revision the checker speaks: 2025-06-18 (default; initialize, then a
+                    session if the intermediary keeps one) or 2026-07-28 (with --downstream
+                    http: server/discover, no session, the envelope in every request's _meta
+                    and the Mcp-Method/Mcp-Name headers)
   --report FILE     Also write the report as JSON to FILE
   --timeout MS      Time to reach the intermediary and for each request (default 10000)
   -h, --help        Show this help
@@ -87,6 +92,8 @@ Examples:
   mcp-failures check proxy -- mcp-failure-proxy --stdio -- {upstream}
   mcp-failures check proxy --upstream http --downstream http \\
     -- mcp-failure-proxy --listen 127.0.0.1:{port} --upstream-url {upstream}
+  mcp-failures check proxy --downstream http --revision 2026-07-28 \\
+    -- mcp-failure-proxy --listen 127.0.0.1:{port} --revision 2026-07-28 -- {upstream}
 
 Exit status: 0 every exercised rule passed, 1 a rule failed, 2 usage error, or the intermediary
 could not be started or reached.
@@ -103,7 +110,11 @@ interface Options {
   args: string[];
   report: string | undefined;
   timeoutMs: number;
+  revision: typeof LEGACY_REVISION | typeof MODERN_REVISION;
 }
+
+/** The revision the checker speaks unless told otherwise. */
+const LEGACY_REVISION = '2025-06-18';
 
 function transportOption(value: string | undefined, name: string): 'stdio' | 'http' {
   const v = value ?? 'stdio';
@@ -119,12 +130,20 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     'proxy-url',
     'report',
     'timeout',
+    'revision',
   ]);
   if (parsed.values.help === true) return 'help';
   const downstream = transportOption(stringOption(parsed, 'downstream'), 'downstream');
   const proxyUrl = stringOption(parsed, 'proxy-url');
   if (proxyUrl !== undefined && downstream !== 'http')
     throw new UsageError('--proxy-url goes with --downstream http');
+  const revision = stringOption(parsed, 'revision') ?? LEGACY_REVISION;
+  if (revision !== LEGACY_REVISION && revision !== MODERN_REVISION)
+    throw new UsageError(
+      `--revision must be ${LEGACY_REVISION} or ${MODERN_REVISION}, got '${revision}'`,
+    );
+  if (revision === MODERN_REVISION && downstream !== 'http')
+    throw new UsageError(`--revision ${MODERN_REVISION} goes with --downstream http`);
   const [program, ...args] = parsed.command;
   if (program === undefined || program === '')
     throw new UsageError('give the intermediary to run: -- PROXY_COMMAND [ARGS...]');
@@ -136,6 +155,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     args,
     report: stringOption(parsed, 'report'),
     timeoutMs: parseTimeout(stringOption(parsed, 'timeout'), 10_000),
+    revision,
   };
 }
 
@@ -159,21 +179,27 @@ function loadCases(path: string): ProxyCase[] {
   }
 }
 
-const INITIALIZE = {
-  protocolVersion: '2025-06-18',
-  capabilities: {},
-  clientInfo: { name: 'mcp-failures-check-proxy', version: PACKAGE_VERSION },
-};
+const CLIENT_INFO = { name: 'mcp-failures-check-proxy', version: PACKAGE_VERSION };
+const INITIALIZE = { protocolVersion: LEGACY_REVISION, capabilities: {}, clientInfo: CLIENT_INFO };
 
-/** Initializes over `session`, retrying while an HTTP intermediary is still starting. */
+/**
+ * Opens the conversation over `session` (`initialize`, or on 2026-07-28 `server/discover`,
+ * which must name that revision), retrying while an HTTP intermediary is still starting.
+ */
 async function initialize(
   session: WireSession,
   child: StartedChild,
   retryUntil: number | undefined,
+  revision: Options['revision'],
 ): Promise<void> {
+  const modern = revision === MODERN_REVISION;
+  const method = modern ? 'server/discover' : 'initialize';
   for (;;) {
-    const answer = await session.request('initialize', INITIALIZE);
-    if (answer.kind === 'result') break;
+    const answer = await session.request(method, modern ? {} : INITIALIZE);
+    if (answer.kind === 'result') {
+      if (modern) return expectRevision(answer.result);
+      break;
+    }
     const exited = child.child.exitCode !== null || child.child.signalCode !== null;
     const detail =
       answer.kind === 'rpc-error'
@@ -187,11 +213,20 @@ async function initialize(
     ) {
       const said =
         child.lastStderrLine() === '' ? '' : ` (intermediary stderr: ${child.lastStderrLine()})`;
-      throw new ReachError(`no answer to initialize from the intermediary: ${detail}${said}`);
+      throw new ReachError(`no answer to ${method} from the intermediary: ${detail}${said}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
   await session.notify('notifications/initialized');
+}
+
+/** A `server/discover` answer must offer 2026-07-28, or the checker cannot speak it. */
+function expectRevision(result: unknown): void {
+  const versions = isRecord(result) ? result.supportedVersions : undefined;
+  if (!Array.isArray(versions) || !versions.includes(MODERN_REVISION))
+    throw new ReachError(
+      `the intermediary's server/discover does not offer ${MODERN_REVISION} (supportedVersions: ${JSON.stringify(versions)})`,
+    );
 }
 
 /** Runs `mcp-failures check proxy ...` (argv from `check` on); resolves with the exit code. */
@@ -257,7 +292,11 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
       session = wire.session;
     } else {
       child = startChild(options.command, args, env, { stdin: 'ignore', timeoutMs: 600_000 });
-      session = httpWire(proxyUrl ?? '', options.timeoutMs);
+      session = httpWire(
+        proxyUrl ?? '',
+        options.timeoutMs,
+        options.revision === MODERN_REVISION ? CLIENT_INFO : undefined,
+      );
     }
     const started = child;
     // Before initialize answered, the race below names why the intermediary is gone; after it,
@@ -273,6 +312,7 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
           session,
           started,
           options.downstream === 'http' ? Date.now() + options.timeoutMs : undefined,
+          options.revision,
         ),
         startFailed.then((run) => {
           const said =
@@ -304,10 +344,10 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
       ...a,
       upstreamCalls: calls.filter((call) => call.tool === a.case).length,
     }));
-    const report = checkProxyOutcomes(cases, outcomes);
+    const report = checkProxyOutcomes(cases, outcomes, options.revision);
     const unlisted = cases.map((c) => c.id).filter((id) => !listed.includes(id));
     const notes = [
-      `${cases.length} cases through the intermediary (upstream over ${options.upstream}, client over ${options.downstream}); ${calls.length} tools/call requests reached the upstream`,
+      `${cases.length} cases through the intermediary (upstream over ${options.upstream}, client over ${options.downstream}, revision ${options.revision}); ${calls.length} tools/call requests reached the upstream`,
     ];
     if (unlisted.length > 0)
       notes.push(
@@ -318,6 +358,7 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
       const json = {
         upstream: options.upstream,
         downstream: options.downstream,
+        revision: options.revision,
         command: [options.command, ...args],
         ...report,
         outcomes,

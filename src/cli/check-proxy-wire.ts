@@ -4,6 +4,7 @@
  * from the wire, not rebuilt by an SDK's schemas).
  */
 import type { CallAnswer } from '../check/server.js';
+import { envelopeHeaders, withEnvelope } from '../shared/envelope.js';
 import { isRecord } from '../shared/safe.js';
 
 /** An open JSON-RPC connection to the intermediary. */
@@ -111,8 +112,16 @@ export function messagesOfBody(contentType: string, body: string): unknown[] {
   return Array.isArray(parsed) ? parsed : [parsed];
 }
 
-/** A session over Streamable HTTP at `url`: one POST per message, session id kept. */
-export function httpWire(url: string, timeoutMs: number): WireSession {
+/**
+ * A session over Streamable HTTP at `url`: one POST per message, session id kept. With
+ * `modern`, the 2026-07-28 revision: no session, and each request carries the revision's
+ * envelope in `_meta` (`modern` is the client's identity there) and its headers.
+ */
+export function httpWire(
+  url: string,
+  timeoutMs: number,
+  modern?: { name: string; version: string },
+): WireSession {
   let sessionId: string | undefined;
   let protocolVersion: string | undefined;
   let nextId = 1;
@@ -123,6 +132,8 @@ export function httpWire(url: string, timeoutMs: number): WireSession {
     };
     if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
     if (protocolVersion !== undefined) headers['mcp-protocol-version'] = protocolVersion;
+    if (modern !== undefined && typeof message.method === 'string')
+      Object.assign(headers, envelopeHeaders(message.method, message.params));
     const res = await fetch(url, {
       method: 'POST',
       headers,
@@ -140,7 +151,8 @@ export function httpWire(url: string, timeoutMs: number): WireSession {
     async request(method, params) {
       const id = nextId++;
       try {
-        const messages = await post({ jsonrpc: '2.0', id, method, params });
+        const sent = modern === undefined ? params : withEnvelope(params, modern);
+        const messages = await post({ jsonrpc: '2.0', id, method, params: sent });
         const reply = messages.find((m) => isRecord(m) && m.id === id);
         if (!isRecord(reply)) return { kind: 'no-answer', detail: 'no response to the request' };
         const answer = answerOf(reply);

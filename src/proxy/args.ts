@@ -54,6 +54,9 @@ HTTP limits (--listen only; each refusal is a JSON-RPC error, counted in
 mcp.proxy.refused_requests):
   --stateless             Keep no session: each POST is served on its own, so replicas
                           behind a load balancer can serve one client (GET/DELETE: 405)
+  --revision 2026-07-28   Also serve the 2026-07-28 revision (no session, no initialize,
+                          server/discover, the version in each request's _meta), with
+                          @modelcontextprotocol/server 2.x; implies --stateless
   --max-sessions N        Sessions open at once (default 1000; one more: 503)
   --session-idle-timeout MS
                           Close a session idle this long (default 600000)
@@ -104,6 +107,7 @@ export const PROXY_OPTIONS = {
   'upstream-header-file': { type: 'string' },
   'upstream-header-env': { type: 'string' },
   stateless: { type: 'boolean' },
+  revision: { type: 'string' },
   ...LIMIT_OPTIONS,
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -121,6 +125,8 @@ export interface HttpDownstream {
   authToken: SecretSource | undefined;
   allowUnauthenticated: boolean;
   stateless: boolean;
+  /** `--revision 2026-07-28`: also serve that revision (and so keep no session). */
+  revision: '2026-07-28' | undefined;
   /** Only the limits given on the command line; the rest keep their defaults. */
   limits: Partial<ProxyHttpLimits>;
 }
@@ -185,6 +191,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
       'auth-token-env',
       'allow-unauthenticated',
       'stateless',
+      'revision',
       ...(Object.keys(LIMIT_FLAGS) as LimitFlag[]),
     ] as const;
     const misplaced = httpOnly.find((k) => values[k] !== undefined);
@@ -204,8 +211,9 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
             allowedOrigins: list('--allowed-origins', values['allowed-origins']),
             authToken,
             allowUnauthenticated: values['allow-unauthenticated'] === true,
-            stateless: values.stateless === true,
-            limits: limitsOf(values, values.stateless === true),
+            stateless: values.stateless === true || values.revision !== undefined,
+            revision: revisionOf(values.revision),
+            limits: limitsOf(values, values.stateless === true || values.revision !== undefined),
           },
     upstream:
       url === undefined
@@ -239,6 +247,14 @@ function circuitBreakerOf(values: {
   return options;
 }
 
+/** `--revision`: the one revision the SDK 1.x server cannot serve. */
+function revisionOf(text: string | undefined): '2026-07-28' | undefined {
+  if (text === undefined || text === '2026-07-28') return text;
+  throw new ProxyUsageError(
+    `--revision takes 2026-07-28 (the earlier revisions are always served), got "${text}"`,
+  );
+}
+
 /** The limits that only sessions have: given with --stateless they would do nothing. */
 const SESSION_LIMIT_FLAGS: readonly LimitFlag[] = [
   'max-sessions',
@@ -252,7 +268,9 @@ function limitsOf(
 ): Partial<ProxyHttpLimits> {
   const sessionOnly = SESSION_LIMIT_FLAGS.find((flag) => values[flag] !== undefined);
   if (stateless && sessionOnly !== undefined)
-    throw new ProxyUsageError(`--${sessionOnly} applies to sessions; --stateless keeps none`);
+    throw new ProxyUsageError(
+      `--${sessionOnly} applies to sessions; --stateless (and --revision 2026-07-28) keep none`,
+    );
   const limits: Partial<ProxyHttpLimits> = {};
   for (const [flag, key] of Object.entries(LIMIT_FLAGS) as Array<
     [LimitFlag, keyof ProxyHttpLimits]

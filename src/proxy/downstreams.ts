@@ -6,8 +6,6 @@
  * caller's data is attributed by what is in flight, and never sent where another caller could
  * read it.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-
 type Params = Record<string, unknown>;
 type Notification = { method: string; params?: Params };
 
@@ -23,9 +21,15 @@ const SERVER_WIDE = new Set([
   'notifications/resources/list_changed',
 ]);
 
+/** What the proxy needs of a downstream connection's server (SDK 1.x, or 2.x for 2026-07-28). */
+export interface DownstreamServer {
+  notification(notification: Notification): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** One downstream connection: its server and its requests relayed upstream now. */
 export interface Downstream {
-  readonly server: Server;
+  readonly server: DownstreamServer;
   readonly active: Set<RelatedSender>;
 }
 
@@ -67,7 +71,7 @@ export class Downstreams {
   /** `say` reports, once, that a notification could not be attributed and was not relayed. */
   constructor(private readonly say: (line: string) => void) {}
 
-  add(server: Server): Downstream {
+  add(server: DownstreamServer): Downstream {
     const downstream: Downstream = { server, active: new Set() };
     this.connections.add(downstream);
     return downstream;
@@ -78,7 +82,7 @@ export class Downstreams {
     downstream.active.clear();
   }
 
-  servers(): Server[] {
+  servers(): DownstreamServer[] {
     return [...this.connections].map((d) => d.server);
   }
 

@@ -19,6 +19,8 @@ export {
 export type { Refusal, RequestGuard } from './http-guard.js';
 import type { ProxyHttpOptions, ToolFailureProxy } from './types.js';
 import { HttpEndpointMetrics } from './http-metrics.js';
+import { createModernFront, type ModernFront } from './http-modern.js';
+import { MODERN_REVISION } from '../shared/envelope.js';
 import { InFlightLimits, requestIdsOf, type Hold, type SessionCounts } from './http-admission.js';
 import {
   REFUSALS,
@@ -55,7 +57,9 @@ interface Session extends SessionCounts {
  * proxy connection per MCP session, created on `initialize`, ended on DELETE, after
  * `sessionIdleMs` without a request, or when the endpoint closes. Stateless (`stateless: true`):
  * every POST is served by a connection of its own and nothing outlives the response, so replicas
- * behind a load balancer can share one client. Every request passes `Host`/`Origin` validation
+ * behind a load balancer can share one client. With `revision: '2026-07-28'` the endpoint is
+ * stateless and also serves that revision (no session, `server/discover`, the version in each
+ * request's `_meta`) through the SDK 2.x server. Every request passes `Host`/`Origin` validation
  * and, with `authToken`, bearer authentication before anything else, then the limits of
  * `ProxyHttpLimits`; each refusal is a JSON-RPC error body and is counted in
  * `mcp.proxy.refused_requests`. A non-loopback address needs `allowedHosts` and `authToken`
@@ -70,7 +74,13 @@ export async function serveStreamableHttp(
   checkHttpConfig(host, options);
   const guard = createRequestGuard(host, options);
   const limits = resolveHttpLimits(options.limits, (m) => new ProxyHttpConfigError(m));
-  const stateless = options.stateless === true;
+  const revision = options.revision;
+  if (revision !== undefined && revision !== MODERN_REVISION)
+    throw new ProxyHttpConfigError(
+      `revision must be ${MODERN_REVISION} (the earlier revisions are always served), got ${JSON.stringify(revision)}`,
+    );
+  // The 2026-07-28 revision has no sessions: an endpoint serving it is stateless for all.
+  const stateless = options.stateless === true || revision !== undefined;
   if (stateless) {
     const sessionOnly = (['maxSessions', 'sessionIdleMs', 'maxInFlightPerSession'] as const).find(
       (k) => options.limits?.[k] !== undefined,
@@ -80,6 +90,7 @@ export async function serveStreamableHttp(
         `the HTTP limit ${sessionOnly} applies to sessions, and a stateless endpoint keeps none`,
       );
   }
+  const modern = revision === undefined ? undefined : await modernFront(proxy);
   const telemetry = new HttpEndpointMetrics(options.meterProvider);
   const log = options.log ?? ((line: string): void => diag.warn(`mcp-failure-proxy: ${line}`));
   const { StreamableHTTPServerTransport: Transport } =
@@ -179,6 +190,8 @@ export async function serveStreamableHttp(
       const body = await readJson(req, limits.maxBodyBytes, buffered);
       if (typeof body === 'string') return refuse(res, body);
       if (!admitBody(res, hold, body.value)) return;
+      if (modern !== undefined && (await modern.isModern(req, body.value)))
+        return modern.serve(req, res, body.value);
       const transport = new Transport({ sessionIdGenerator: undefined });
       // Closing the transport ends the request's handler, and with it the upstream request.
       res.once('close', () => void transport.close().catch(() => undefined));
@@ -329,10 +342,20 @@ export async function serveStreamableHttp(
         [...sessions.values()].map((s) => s.transport.close().catch(() => undefined)),
       );
       sessions.clear();
+      await modern?.close().catch(() => undefined);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The 2026-07-28 front, or the one-line reason it cannot be had as a configuration error. */
+async function modernFront(proxy: ToolFailureProxy): Promise<ModernFront> {
+  try {
+    return await createModernFront(proxy);
+  } catch (error) {
+    throw new ProxyHttpConfigError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** A body longer than this is refused before a session exists (an `initialize` is a few hundred bytes). */

@@ -1,7 +1,7 @@
 import { markRelayed } from '../shared/relayed.js';
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { relayResultsVerbatim } from './verbatim.js';
 import {
   getToolAnnotations,
   hasListedAnyTool,
@@ -17,10 +17,12 @@ import {
 } from '../retry/with-tool-retry.js';
 import type { ToolRetryPolicy } from '../retry/types.js';
 import { PACKAGE_VERSION } from '../version.js';
-import { Downstreams, plain, type Downstream } from './downstreams.js';
+import { Downstreams, plain, type Downstream, type DownstreamServer } from './downstreams.js';
+import { modernServer, type ModernServer } from './modern.js';
+import type { DownstreamRelay, RelayExtra, UpstreamIdentity } from './relay-types.js';
 import { faultLog, logFailure, ownFailure, toolNameOf, unrelayable } from './faults.js';
 import { MAX_RELAYED_DEPTH, forwardParams, nestedBeyond, upstreamFailureInit } from './forward.js';
-import { loadSdk, type Sdk } from './sdk.js';
+import { loadSdk, type ModernSdk, type Sdk } from './sdk.js';
 import type { ToolFailureProxy, ToolFailureProxyOptions } from './types.js';
 import { RelayedRpcError, UnsendableRequest, UpstreamError, UpstreamLink } from './upstream.js';
 import { INTERNAL_ERROR } from '../shared/jsonrpc.js';
@@ -33,10 +35,19 @@ const LOCAL_NOTIFICATIONS = new Set([
 ]);
 
 type Params = Record<string, unknown>;
-interface RelayExtra {
-  signal: AbortSignal;
-  requestId: string | number;
-  sendNotification(notification: { method: string; params?: Params }): Promise<void>;
+type Notification = { method: string; params?: Params };
+
+/** A per-request 2026-07-28 server for one proxy (see `modernServerOf`). */
+const MODERN_SERVERS = new WeakMap<ToolFailureProxy, (sdk: ModernSdk) => Promise<ModernServer>>();
+
+/**
+ * How `serveStreamableHttp` gets a 2.x `Server` relaying to `proxy`'s upstream, for one
+ * 2026-07-28 request: `undefined` for an object that is not a proxy this module made.
+ */
+export function modernServerOf(
+  proxy: ToolFailureProxy,
+): ((sdk: ModernSdk) => Promise<ModernServer>) | undefined {
+  return MODERN_SERVERS.get(proxy);
 }
 
 /**
@@ -152,49 +163,54 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
     }
   };
 
-  return {
+  const fallbackInfo = options.serverInfo ?? {
+    name: 'mcp-failure-proxy',
+    version: PACKAGE_VERSION,
+  };
+
+  /** The relay behind one downstream server, whichever SDK line the server is from. */
+  const relayFor = (server: DownstreamServer, upstream: UpstreamLink): DownstreamRelay => {
+    const ledger = new Map<unknown, unknown>();
+    const downstream: Downstream = downstreams.add(server);
+    return {
+      ledger,
+      async request(method, params, extra) {
+        const end = downstreams.begin(downstream, extra);
+        try {
+          return await relay(upstream, method, params, extra, ledger);
+        } finally {
+          end();
+        }
+      },
+      async notify(notification) {
+        if (LOCAL_NOTIFICATIONS.has(notification.method)) return;
+        await upstream.notify(notification);
+      },
+      closed() {
+        downstreams.remove(downstream);
+        ledger.clear();
+      },
+    };
+  };
+
+  const proxy: ToolFailureProxy = {
     async connect(transport: Transport): Promise<void> {
       if (closed) throw new Error('createToolFailureProxy: proxy is closed');
       const { sdk, link: upstream } = await ready();
-      let capabilities: ServerCapabilities = { tools: {} };
-      let serverInfo = options.serverInfo ?? {
-        name: 'mcp-failure-proxy',
-        version: PACKAGE_VERSION,
-      };
-      let instructions: string | undefined;
-      try {
-        const client = await upstream.get();
-        capabilities = client.getServerCapabilities() ?? {};
-        serverInfo = client.getServerVersion() ?? serverInfo;
-        instructions = client.getInstructions();
-      } catch {
-        // Upstream down: serve anyway, so that every call gets a clear failure, not a refusal.
-      }
+      const { capabilities, serverInfo, instructions } = await identityOf(upstream, fallbackInfo);
       const server = new sdk.Server(serverInfo, {
         capabilities,
         ...(instructions === undefined ? {} : { instructions }),
       });
       // The Server answers logging/setLevel itself when logging is declared; relay it instead.
       server.removeRequestHandler('logging/setLevel');
-      const ledger = new Map<unknown, unknown>();
-      const downstream: Downstream = downstreams.add(server);
-      server.fallbackRequestHandler = async (request, extra) => {
-        const end = downstreams.begin(downstream, extra as RelayExtra);
-        try {
-          return await relay(upstream, request.method, request.params, extra as RelayExtra, ledger);
-        } finally {
-          end();
-        }
-      };
-      server.fallbackNotificationHandler = async (notification) => {
-        if (LOCAL_NOTIFICATIONS.has(notification.method)) return;
-        await upstream.notify(notification as { method: string; params?: Params });
-      };
-      relayResultsVerbatim(transport, ledger);
-      server.onclose = () => {
-        downstreams.remove(downstream);
-        ledger.clear();
-      };
+      const relaying = relayFor(server, upstream);
+      server.fallbackRequestHandler = async (request, extra) =>
+        relaying.request(request.method, request.params, extra as RelayExtra);
+      server.fallbackNotificationHandler = async (notification) =>
+        relaying.notify(notification as Notification);
+      relayResultsVerbatim(transport, relaying.ledger);
+      server.onclose = () => relaying.closed();
       await server.connect(transport);
     },
 
@@ -204,25 +220,35 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
       await link?.close();
     },
   };
+  MODERN_SERVERS.set(proxy, async (modern) => {
+    if (closed) throw new Error('createToolFailureProxy: proxy is closed');
+    const { link: upstream } = await ready();
+    return modernServer(modern, await identityOf(upstream, fallbackInfo), (server) =>
+      relayFor(server, upstream),
+    );
+  });
+  return proxy;
 }
 
-/**
- * Puts the upstream's own result object back into each relayed response, after anything in
- * the downstream server (an instrumentation that adds failure objects, a schema) has seen it:
- * installed before the server connects, this wrapper sits closest to the wire.
- */
-function relayResultsVerbatim(transport: Transport, ledger: Map<unknown, unknown>): void {
-  const send = transport.send.bind(transport);
-  transport.send = (message: JSONRPCMessage, sendOptions?: Parameters<Transport['send']>[1]) => {
-    let outgoing = message;
-    if ('id' in message && 'result' in message && ledger.has(message.id)) {
-      outgoing = { ...message, result: ledger.get(message.id) as typeof message.result };
-      ledger.delete(message.id);
-    } else if ('id' in message && 'error' in message) {
-      ledger.delete(message.id);
-    }
-    return send(outgoing, sendOptions);
+/** What a downstream server mirrors of the upstream: its own, or `serverInfo` while it is down. */
+async function identityOf(
+  upstream: UpstreamLink,
+  serverInfo: UpstreamIdentity['serverInfo'],
+): Promise<UpstreamIdentity> {
+  const identity: UpstreamIdentity = {
+    capabilities: { tools: {} },
+    serverInfo,
+    instructions: undefined,
   };
+  try {
+    const client = await upstream.get();
+    identity.capabilities = client.getServerCapabilities() ?? {};
+    identity.serverInfo = client.getServerVersion() ?? serverInfo;
+    identity.instructions = client.getInstructions();
+  } catch {
+    // Upstream down: serve anyway, so that every call gets a clear failure, not a refusal.
+  }
+  return identity;
 }
 
 function positive(value: number | undefined, fallback: number): number {

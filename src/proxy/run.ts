@@ -83,6 +83,7 @@ export async function runFailureProxy(options: ProxyCliOptions, io: ProxyProcess
       authToken,
       allowUnauthenticated: d.allowUnauthenticated,
       stateless: d.stateless,
+      ...(d.revision === undefined ? {} : { revision: d.revision }),
       limits: d.limits,
       log,
     });

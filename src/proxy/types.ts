@@ -81,6 +81,13 @@ export interface ProxyHttpOptions {
    * replicas behind a load balancer serve one client. @default false
    */
   stateless?: boolean;
+  /**
+   * Also serve this revision: `'2026-07-28'` (stateless, no `initialize`, `server/discover`,
+   * the protocol version in each request's `_meta`), through `@modelcontextprotocol/server`
+   * 2.x, which must be installed. Implies `stateless`: requests of the earlier revisions are
+   * served as a stateless endpoint serves them.
+   */
+  revision?: '2026-07-28';
   /** Where the endpoint's metrics go. @default the global meter provider */
   meterProvider?: MeterProvider;
   /**

@@ -121,7 +121,14 @@ export const HTTP_TRANSPORTS = [
   'http-auto',
 ] as const;
 export type HttpTransport = (typeof HTTP_TRANSPORTS)[number];
-export type Transport = 'inmemory' | 'stdio' | HttpTransport;
+/**
+ * The SDK 2.x client in each of its negotiation modes (2025-11-25 by default, pinned to
+ * 2026-07-28, `auto`) against `mcp-failure-proxy --revision 2026-07-28`, whose stdio upstream
+ * is the app itself (2.x fixtures, on the platform whose tree holds the proxy's own SDKs).
+ */
+export const PROXY_TRANSPORTS = ['proxy-default', 'proxy-pinned', 'proxy-auto'] as const;
+export type ProxyTransport = (typeof PROXY_TRANSPORTS)[number];
+export type Transport = 'inmemory' | 'stdio' | HttpTransport | ProxyTransport;
 
 /** How the README's table names each transport. */
 export const TRANSPORT_LABELS: Record<Transport, string> = {
@@ -132,6 +139,9 @@ export const TRANSPORT_LABELS: Record<Transport, string> = {
   'http-handler': 'HTTP createMcpHandler',
   'http-pinned': 'HTTP 2026-07-28 pinned',
   'http-auto': 'HTTP auto',
+  'proxy-default': 'proxy 2026-07-28 mode (2025 client)',
+  'proxy-pinned': 'proxy 2026-07-28 mode (pinned client)',
+  'proxy-auto': 'proxy 2026-07-28 mode (auto client)',
 };
 
 /** The protocol version each HTTP mode ends up speaking, and whether it has a session. */
@@ -141,6 +151,16 @@ export const HTTP_EXPECTED: Record<HttpTransport, { version: string; session: bo
   'http-handler': { version: '2025-11-25', session: false },
   'http-pinned': { version: '2026-07-28', session: false },
   'http-auto': { version: '2026-07-28', session: false },
+};
+
+/**
+ * The protocol version the client and the proxy's SERVER span speak in each proxy case (the
+ * proxy's CLIENT span and the upstream speak 2025-11-25 over stdio); no session in any.
+ */
+export const PROXY_EXPECTED: Record<ProxyTransport, { version: string }> = {
+  'proxy-default': { version: '2025-11-25' },
+  'proxy-pinned': { version: '2026-07-28' },
+  'proxy-auto': { version: '2026-07-28' },
 };
 
 /** One child-process run of a fixture app. */
@@ -194,7 +214,8 @@ export function listFixtures(): Fixture[] {
 /**
  * Every fixture under both module systems, the three modes and both server APIs over the
  * in-memory transport, plus one stdio run (two processes) per fixture and module system and, for
- * 2.x, one run per Streamable HTTP mode under the register entry; the same on every platform.
+ * 2.x, one run per Streamable HTTP mode under the register entry, and on the 2.x line one run
+ * per client mode through the proxy in 2026-07-28 mode.
  */
 export function matrixCases(fixture: Fixture, platform: Platform): MatrixCase[] {
   const out: MatrixCase[] = [];
@@ -221,6 +242,11 @@ export function matrixCases(fixture: Fixture, platform: Platform): MatrixCase[] 
     // The zero-code entry over each Streamable HTTP mode of 2.x.
     if (fixture.line === 2)
       for (const transport of HTTP_TRANSPORTS)
+        add(moduleSystem, 'register', 'McpServer', transport);
+    // The proxy CLI needs its own SDKs (1.x and 2.x), which only the 2.x tree (the repository's
+    // devDependencies) has.
+    if (fixture.line === 2 && platform.line.name === '2.x')
+      for (const transport of PROXY_TRANSPORTS)
         add(moduleSystem, 'register', 'McpServer', transport);
   }
   return out;

@@ -8,8 +8,10 @@ import { runtimes } from '../helpers/runtimes.js';
 import {
   FIXTURES_DIR,
   HTTP_EXPECTED,
+  PROXY_EXPECTED,
   ROOT,
   type HttpTransport,
+  type ProxyTransport,
   listFixtures,
   matrixCases,
   platforms,
@@ -54,6 +56,8 @@ import { copyPackage, limited } from './children.js';
  */
 
 const CHILD_TIMEOUT_MS = 30_000;
+/** Through the proxy three processes start (app, proxy, upstream), each loading OpenTelemetry. */
+const PROXY_CHILD_TIMEOUT_MS = 75_000;
 const HEX32 = /^[0-9a-f]{32}$/;
 const NODE = new Map(runtimes().map((r) => [r.major, r.node]));
 
@@ -137,7 +141,7 @@ function runApp(
       {
         cwd: c.platform.line.dir,
         env: childEnv(c, endpoint),
-        timeout: CHILD_TIMEOUT_MS,
+        timeout: c.transport.startsWith('proxy-') ? PROXY_CHILD_TIMEOUT_MS : CHILD_TIMEOUT_MS,
         killSignal: 'SIGKILL',
         maxBuffer: 16 * 1024 * 1024,
         encoding: 'utf8',
@@ -152,6 +156,25 @@ function runApp(
 
 function findSpan(spans: ReceivedSpan[], name: string, kind: number): ReceivedSpan | undefined {
   return spans.find((s) => s.name === name && s.kind === kind);
+}
+
+/**
+ * Through the proxy, one call's four spans, found by their links: the app's CLIENT span (the
+ * root), the proxy's SERVER span under it, the proxy's CLIENT span under that, and the
+ * upstream's SERVER span under the proxy's CLIENT span.
+ */
+function proxyChain(spans: ReceivedSpan[], tool: string): Array<ReceivedSpan | undefined> {
+  const name = `tools/call ${tool}`;
+  const client = spans.find(
+    (s) => s.name === name && s.kind === SPAN_KIND_CLIENT && s.parentSpanId === undefined,
+  );
+  const under = (parent: ReceivedSpan | undefined, kind: number): ReceivedSpan | undefined =>
+    parent === undefined
+      ? undefined
+      : spans.find((s) => s.name === name && s.kind === kind && s.parentSpanId === parent.spanId);
+  const proxyServer = under(client, SPAN_KIND_SERVER);
+  const proxyClient = under(proxyServer, SPAN_KIND_CLIENT);
+  return [client, proxyServer, proxyClient, under(proxyClient, SPAN_KIND_SERVER)];
 }
 
 function hasCallPair(spans: ReceivedSpan[], tool: string): boolean {
@@ -265,11 +288,16 @@ function defineCases(title: string, fixture: Fixture, platform: Platform): void 
         const hooked = c.mode !== 'manual';
         expect(report.patched, detail).toEqual({ client: hooked, server: hooked });
 
+        const proxied = PROXY_EXPECTED[c.transport as ProxyTransport] as
+          (typeof PROXY_EXPECTED)[ProxyTransport] | undefined;
         const spans = await receiver.waitFor(
           run,
           (s) =>
             hasCallPair(s, 'fail') &&
             hasCallPair(s, 'ok') &&
+            (proxied === undefined ||
+              (proxyChain(s, 'fail').every((x) => x !== undefined) &&
+                proxyChain(s, 'ok').every((x) => x !== undefined))) &&
             findSpan(s, 'tools/call never', SPAN_KIND_CLIENT) !== undefined,
         );
         expect(receiver.rejectedOf(run)).toEqual([]);
@@ -278,6 +306,11 @@ function defineCases(title: string, fixture: Fixture, platform: Platform): void 
         expect(hasCallPair(spans, 'fail'), spanDetail).toBe(true);
         expect(hasCallPair(spans, 'ok'), spanDetail).toBe(true);
         for (const s of spans) expect(s.scope).toBe(PACKAGE_NAME);
+
+        if (proxied !== undefined) {
+          expectProxied(report, spans, proxied.version, spanDetail);
+          return;
+        }
 
         // The failing call: one trace, server span parented on the client span, and the trace ID
         // is the correlationId the client received in the failure object.
@@ -330,7 +363,64 @@ function defineCases(title: string, fixture: Fixture, platform: Platform): void 
         expect(never?.attributes['error.type'], spanDetail).toBe('cancelled');
         expect(findSpan(spans, 'tools/call never', SPAN_KIND_SERVER)).toBeUndefined();
       },
-      120_000,
+      // Includes the wait for a slot of `limited`, behind cases of three processes (proxy-*).
+      240_000,
     );
   });
+}
+
+/**
+ * A run through the proxy: each call is one trace of four spans (app CLIENT → proxy SERVER →
+ * proxy CLIENT → upstream SERVER); the failure the upstream classified reaches the app
+ * unchanged, its correlationId the trace ID, and every span of the failing call records it.
+ * The app's and the proxy's SERVER spans speak the client's revision, the two upstream-side
+ * spans 2025-11-25 over stdio; no span has a session (the endpoint keeps none).
+ */
+function expectProxied(
+  report: AppReport,
+  spans: ReceivedSpan[],
+  version: string,
+  detail: string,
+): void {
+  const failure = report.results.fail._meta?.[TOOL_FAILURE_META_KEY] as
+    { class: string; code: string; correlationId: string } | undefined;
+  expect(report.results.fail.isError).toBe(true);
+  expect(failure, detail).toMatchObject({ class: 'governance', code: 'permission_denied' });
+  const fail = proxyChain(spans, 'fail');
+  const ok = proxyChain(spans, 'ok');
+  const traceId = fail[0]?.traceId;
+  expect(traceId, detail).toMatch(HEX32);
+  expect(failure?.correlationId).toBe(traceId);
+  for (const span of fail) {
+    expect(span?.traceId, detail).toBe(traceId);
+    expect(span?.attributes['mcp.tool.failure.class'], detail).toBe('governance');
+    expect(span?.attributes['mcp.tool.failure.code']).toBe('permission_denied');
+    expect(span?.attributes['mcp.tool.failure.correlation_id']).toBe(traceId);
+    expect(span?.attributes['gen_ai.tool.name']).toBe('fail');
+  }
+  expect(report.results.ok.isError ?? false).toBe(false);
+  expect(report.results.ok._meta?.[TOOL_FAILURE_META_KEY]).toBeUndefined();
+  expect(ok[0]?.traceId).not.toBe(traceId);
+  for (const span of ok) {
+    expect(span?.traceId, detail).toBe(ok[0]?.traceId);
+    expect(span?.attributes['mcp.tool.failure.class']).toBeUndefined();
+  }
+  for (const [client, proxyServer, proxyClient, upstream] of [fail, ok]) {
+    for (const span of [client, proxyServer]) {
+      expect(span?.attributes['mcp.protocol.version'], detail).toBe(version);
+      expect(span?.attributes['network.transport']).toBe('tcp');
+    }
+    for (const span of [proxyClient, upstream]) {
+      expect(span?.attributes['mcp.protocol.version'], detail).toBe('2025-11-25');
+      expect(span?.attributes['network.transport']).toBe('pipe');
+    }
+    for (const span of [client, proxyServer, proxyClient, upstream])
+      expect(span?.attributes['mcp.session.id']).toBeUndefined();
+  }
+  // Aborted before sending: the app's CLIENT span only, nothing reached the proxy.
+  expect(report.results.cancelled).not.toBe('resolved');
+  expect(findSpan(spans, 'tools/call never', SPAN_KIND_CLIENT)?.attributes['error.type']).toBe(
+    'cancelled',
+  );
+  expect(findSpan(spans, 'tools/call never', SPAN_KIND_SERVER)).toBeUndefined();
 }

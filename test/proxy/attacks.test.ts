@@ -1,7 +1,8 @@
 // The attacks of a black-box test of the proxy's gateway (issue 31) that did not hold, each
 // reproduced against the proxy in this process: batches past the in-flight limits (D2), invented
 // tool names against the circuits (D3), an HTTP upstream lost mid-life (D4), a duplicate
-// in-flight id (D6), a notification of one tenant's call (D7), and `Connection: close`.
+// in-flight id (D6), a notification of one tenant's call (D7), and `Connection: close`; then the
+// access checks and limits again on an endpoint serving the 2026-07-28 revision.
 // The attacks that need the CLI process are in attacks-cli.test.ts; docs/security.md lists all.
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +24,7 @@ import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { Client, McpServer } from '../helpers/mcp-v1.js';
 import { scriptedUpstream, sdkUpstream, throughProxy } from './harness.js';
 import { rawRequest, type Answer } from './raw-http.js';
+import { envelopeHeaders, withEnvelope as envelope } from '../../src/shared/envelope.js';
 
 const INIT = {
   jsonrpc: '2.0',
@@ -484,5 +486,204 @@ describe('notifications of one tenant’s call (D7)', () => {
       await endpoint.close();
       await proxy.close();
     }
+  });
+});
+
+/** A 2026-07-28 request as the SDK 2.x client sends it: the envelope in `_meta`, and its headers. */
+function modernCall(id: number, name: string): { body: unknown; headers: Record<string, string> } {
+  return {
+    body: withEnvelope({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: {} },
+    }),
+    headers: envelopeHeaders('tools/call', { name }),
+  };
+}
+
+function withEnvelope(message: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...message,
+    params: envelope(message.params as Record<string, unknown>, { name: 'attacker', version: '1' }),
+  };
+}
+
+describe('attacks on the 2026-07-28 endpoint (revision: 2026-07-28)', () => {
+  let proxy: ToolFailureProxy | undefined;
+  let endpoint: ProxyHttpEndpoint | undefined;
+  let upstream: ReturnType<typeof scriptedUpstream>;
+
+  async function start(options: ProxyHttpOptions = {}): Promise<string> {
+    upstream = scriptedUpstream((method, params) =>
+      method === 'tools/call' && (params as { name?: string }).name === 'slow'
+        ? 'hang'
+        : { result: { content: [{ type: 'text', text: 'ok' }] } },
+    );
+    proxy = createToolFailureProxy({ upstream: upstream.factory, timeoutMs: 800 });
+    endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, {
+      revision: '2026-07-28',
+      ...options,
+    });
+    return endpoint.url;
+  }
+
+  const upstreamCalls = (): number =>
+    upstream.requests.filter((r) => r.method === 'tools/call').length;
+
+  afterEach(async () => {
+    await endpoint?.close();
+    endpoint = undefined;
+    await proxy?.close();
+    proxy = undefined;
+  });
+
+  it('a foreign Host or Origin, and a missing, wrong or other-scheme token, are refused before any upstream connection', async () => {
+    const url = await start({ authToken: 'secret-token' });
+    const port = new URL(url).port;
+    const { body, headers } = modernCall(1, 'fast');
+    const auth = { authorization: 'Bearer secret-token' };
+    const cases: Array<[Record<string, string>, RefusalReason]> = [
+      [{ host: 'evil.example', ...auth }, 'host_not_allowed'],
+      [{ host: `127.0.0.1:${Number(port) + 1}`, ...auth }, 'host_not_allowed'],
+      [{ origin: `http://evil.example:${port}`, ...auth }, 'origin_not_allowed'],
+      [{ origin: 'null', ...auth }, 'origin_not_allowed'],
+      [{}, 'unauthorized'],
+      [{ authorization: 'Bearer wrong-token' }, 'unauthorized'],
+      [{ authorization: 'Basic c2VjcmV0LXRva2Vu' }, 'unauthorized'],
+    ];
+    for (const [extra, reason] of cases) {
+      const answer = await post(url, body, { ...headers, ...extra });
+      expect(answer.status, `${JSON.stringify(extra)}: ${answer.body}`).toBe(
+        REFUSALS[reason].status,
+      );
+      expect(JSON.parse(answer.body).error.message).toBe(REFUSALS[reason].message);
+    }
+    expect(upstream.connections).toBe(0);
+    // The same request with the token and a good Host is served.
+    const served = await post(url, body, { ...headers, ...auth });
+    expect(served.status, served.body).toBe(200);
+    expect(messagesOf(served)[0]?.result?.content).toEqual([{ type: 'text', text: 'ok' }]);
+  });
+
+  it('garbage is refused as on any endpoint: a body that is not JSON, and bytes that are not HTTP', async () => {
+    const url = await start();
+    const { headers } = modernCall(1, 'fast');
+    const notJson = await rawRequest(url, { headers, body: '{"jsonrpc":"2.0", "id": 1, "meth' });
+    expect(notJson.status).toBe(REFUSALS.parse_error.status);
+    expect(JSON.parse(notJson.body).error.message).toBe(REFUSALS.parse_error.message);
+    const { port } = new URL(url);
+    const reply = await new Promise<string>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.write('\x16\x03\x01garbage\r\n\r\n'),
+      );
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += d.toString()));
+      socket.on('close', () => resolve(text));
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(upstream.connections).toBe(0);
+  });
+
+  it('over the limits: a body too large (413), more calls than may be in flight (429), a batch larger than the limit (400); no refused call reaches the upstream', async () => {
+    const url = await start({ limits: { maxBodyBytes: 2048, maxInFlight: 2 } });
+    const big = modernCall(1, 'fast');
+    const tooLarge = await post(
+      url,
+      { ...(big.body as object), padding: 'x'.repeat(4096) },
+      big.headers,
+    );
+    expect(tooLarge.status).toBe(REFUSALS.body_too_large.status);
+    const batch = [modernCall(20, 'fast'), modernCall(21, 'fast'), modernCall(22, 'fast')];
+    expectRefusedPerMessage(
+      await post(
+        url,
+        batch.map((c) => c.body),
+        batch[0]?.headers,
+      ),
+      'batch_too_large',
+      [20, 21, 22],
+    );
+    const slow = [modernCall(10, 'slow'), modernCall(11, 'slow')];
+    const pending = slow.map((c) => post(url, c.body, c.headers));
+    // Both slots taken once the two calls have reached the upstream: the next POST is refused
+    // before its body is read (so with id null).
+    await expect.poll(upstreamCalls).toBe(2);
+    const third = modernCall(12, 'fast');
+    const refused = await post(url, third.body, third.headers);
+    expect(refused.status).toBe(REFUSALS.in_flight_limit.status);
+    expect(JSON.parse(refused.body)).toMatchObject({
+      id: null,
+      error: { message: REFUSALS.in_flight_limit.message },
+    });
+    // The slow calls end as the proxy's own timeout failures, answered on the 2026-07-28 wire.
+    for (const answer of await Promise.all(pending)) {
+      const result = messagesOf(answer)[0]?.result;
+      expect(result?.isError).toBe(true);
+      expect((result?._meta as Meta | undefined)?.[KEY]).toMatchObject({
+        class: 'reliability',
+        code: 'timeout',
+      });
+      expect(result?.resultType).toBe('complete');
+    }
+    expect(upstreamCalls()).toBe(2);
+  });
+
+  it('a header that contradicts the body, a request without the envelope, and an unknown version get the revision’s JSON-RPC errors and call nothing upstream', async () => {
+    const url = await start();
+    const { body, headers } = modernCall(1, 'fast');
+    const mismatch = await post(url, body, { ...headers, 'mcp-name': 'other' });
+    expect(messagesOf(mismatch)[0]).toMatchObject({ id: 1, error: { code: -32020 } });
+    const bare = await post(
+      url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fast', arguments: {} } },
+      headers,
+    );
+    expect(JSON.parse(bare.body)).toMatchObject({ id: 2, error: { code: -32602 } });
+    const future = modernCall(3, 'fast');
+    const unsupported = await post(
+      url,
+      {
+        ...(future.body as object),
+        params: envelope(
+          {
+            name: 'fast',
+            arguments: {},
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2027-01-01' },
+          },
+          { name: 'attacker', version: '1' },
+        ),
+      },
+      { ...future.headers, 'mcp-protocol-version': '2027-01-01' },
+    );
+    expect(JSON.parse(unsupported.body)).toMatchObject({ id: 3, error: { code: -32022 } });
+    expect(upstreamCalls()).toBe(0);
+  });
+
+  it('GET and DELETE get 405 (no session to stream or end); a client gone mid-call cancels its upstream request', async () => {
+    const url = await start();
+    for (const method of ['GET', 'DELETE']) {
+      const answer = await rawRequest(url, { method });
+      expect(answer.status).toBe(405);
+      expect(answer.headers.allow).toBe('POST');
+    }
+    const { body, headers } = modernCall(7, 'slow');
+    const controller = new AbortController();
+    const gone = fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    }).catch(() => undefined);
+    await expect.poll(upstreamCalls).toBe(1);
+    controller.abort();
+    await gone;
+    await expect
+      .poll(() => upstream.notifications.some((n) => n.method === 'notifications/cancelled'))
+      .toBe(true);
   });
 });
