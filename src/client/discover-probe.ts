@@ -7,11 +7,7 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import type { JsonRpcMessage, TelemetrySource } from '../internal-types.js';
-import {
-  operationAttributes,
-  setRequestAttributes,
-  spanNameOf,
-} from '../shared/attributes.js';
+import { operationAttributes, setRequestAttributes, spanNameOf } from '../shared/attributes.js';
 import { errorTypeOf, ERROR_TYPE_TIMEOUT } from '../shared/error-type.js';
 import { secondsSince } from '../shared/metrics.js';
 import { injectIntoParams } from '../shared/propagation.js';
@@ -290,7 +286,11 @@ class ProbeTap {
       }
       this.source
         .instruments()
-        .clientDuration.record(secondsSince(probe.start, performance.now()), metricAttrs, probe.ctx);
+        .clientDuration.record(
+          secondsSince(probe.start, performance.now()),
+          metricAttrs,
+          probe.ctx,
+        );
     } catch (err) {
       this.source.diag.error('mcp: could not record the server/discover reply', err);
     } finally {

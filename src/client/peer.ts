@@ -35,7 +35,8 @@ export function recordPeer(
   if (!isRecord(info) && method === 'initialize') info = ownValue(result, 'serverInfo');
   if (!isRecord(info)) info = shape.serverInfoOf(self);
   const name = ownString(info, 'name');
-  if (name !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_SERVER_NAME, truncate(name, maxLength));
+  if (name !== undefined)
+    span.setAttribute(ATTR_MCP_TOOL_CALL_SERVER_NAME, truncate(name, maxLength));
   const version = ownString(info, 'version');
   if (version !== undefined)
     span.setAttribute(ATTR_MCP_TOOL_CALL_SERVER_VERSION, truncate(version, maxLength));
@@ -46,5 +47,8 @@ export function recordPeer(
     ? ownValue(result, 'capabilities')
     : shape.serverCapabilitiesOf(self);
   if (isRecord(capabilities))
-    span.setAttribute(ATTR_MCP_TOOL_FAILURE_PEER_DECLARED, declaresExtension(capabilities, metaKey));
+    span.setAttribute(
+      ATTR_MCP_TOOL_FAILURE_PEER_DECLARED,
+      declaresExtension(capabilities, metaKey),
+    );
 }

@@ -62,7 +62,8 @@ async function toWebRequest(req: IncomingMessage, port: number): Promise<Request
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers))
-    for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) headers.append(name, v);
+    for (const v of Array.isArray(value) ? value : [value])
+      if (v !== undefined) headers.append(name, v);
   const method = req.method ?? 'GET';
   return new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, {
     method,
@@ -125,10 +126,7 @@ const handlers = {
   },
 };
 
-async function connect(
-  url: URL,
-  mode: v2Client.VersionNegotiationMode,
-): Promise<v2Client.Client> {
+async function connect(url: URL, mode: v2Client.VersionNegotiationMode): Promise<v2Client.Client> {
   const client = new v2Client.Client(
     { name: 'negotiation-client', version: '1' },
     { versionNegotiation: { mode } },
@@ -140,7 +138,12 @@ async function connect(
 function span(name: string, kind: SpanKind): ReadableSpan {
   const found = t.finished().find((s) => s.name === name && s.kind === kind);
   if (found === undefined)
-    throw new Error(`no ${SpanKind[kind]} span ${name} in ${t.finished().map((s) => s.name).join(', ')}`);
+    throw new Error(
+      `no ${SpanKind[kind]} span ${name} in ${t
+        .finished()
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
   return found;
 }
 
@@ -207,16 +210,14 @@ describe('2026-07-28: the server declares the extension in its server/discover r
     }
   });
 
-  it('the connect-time probe has a client span in the caller\'s trace, and the server span is its child', async () => {
-    const client = await trace
-      .getTracer('test')
-      .startActiveSpan('caller', async (caller) => {
-        try {
-          return await connect(url(), { pin: MODERN });
-        } finally {
-          caller.end();
-        }
-      });
+  it("the connect-time probe has a client span in the caller's trace, and the server span is its child", async () => {
+    const client = await trace.getTracer('test').startActiveSpan('caller', async (caller) => {
+      try {
+        return await connect(url(), { pin: MODERN });
+      } finally {
+        caller.end();
+      }
+    });
     await client.close();
     const caller = span('caller', SpanKind.INTERNAL);
     const probe = span('server/discover', SpanKind.CLIENT);
@@ -257,16 +258,14 @@ describe('auto against a 2025 server: the probe that finds no 2026-07-28 is reco
   const url = serveOnLoopback(handlers.sessionful);
   beforeEach(() => t.reset());
 
-  it('the probe span is an error in the caller\'s trace; initialize follows; nothing declared', async () => {
-    const client = await trace
-      .getTracer('test')
-      .startActiveSpan('caller', async (caller) => {
-        try {
-          return await connect(url(), 'auto');
-        } finally {
-          caller.end();
-        }
-      });
+  it("the probe span is an error in the caller's trace; initialize follows; nothing declared", async () => {
+    const client = await trace.getTracer('test').startActiveSpan('caller', async (caller) => {
+      try {
+        return await connect(url(), 'auto');
+      } finally {
+        caller.end();
+      }
+    });
     expect(client.getNegotiatedProtocolVersion()).toBe(LEGACY);
     await client.callTool({ name: 'ok', arguments: {} });
     await client.close();
