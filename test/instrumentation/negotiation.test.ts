@@ -30,6 +30,7 @@ import {
   ATTR_MCP_TOOL_CALL_SERVER_VERSION as SERVER_VERSION,
   ATTR_MCP_TOOL_FAILURE_PEER_DECLARED as PEER_DECLARED,
 } from '../../src/semconv.js';
+import { markRelaying } from '../../src/shared/relayed.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 
@@ -194,6 +195,26 @@ describe('2026-07-28: the server declares the extension in its server/discover r
       }),
     );
     expect(client.getServerCapabilities()?.extensions).toEqual({ [KEY]: { since: 'v1' } });
+    await client.close();
+  });
+
+  it('a server marked as relaying another (the proxy) declares nothing of its own', async () => {
+    const relay = v2Server.createMcpHandler(() => {
+      const server = toolServer();
+      markRelaying(server.server);
+      return server;
+    });
+    const client = new v2Client.Client(
+      { name: 'c', version: '1' },
+      { versionNegotiation: { mode: { pin: MODERN } } },
+    );
+    await client.connect(
+      new v2Client.StreamableHTTPClientTransport(url(), {
+        fetch: (input, init) => relay.fetch(new Request(input, init)),
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    expect(client.getServerCapabilities()?.extensions).toBeUndefined();
     await client.close();
   });
 
