@@ -172,6 +172,9 @@ class ProbeTap {
       }
       return sibling;
     };
+    // Whatever reads the transport's class (its name gives the network attributes) still sees it.
+    Object.defineProperty(Sibling, 'name', { value: (Real as { name?: unknown }).name });
+    Sibling.prototype = (Real as { prototype?: unknown }).prototype;
     this.sibling = Sibling;
     Object.defineProperty(transport, 'constructor', {
       value: Sibling,

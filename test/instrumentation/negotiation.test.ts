@@ -353,6 +353,25 @@ describe('stdio: the SDK probes on a disposable sibling process', () => {
   });
 });
 
+describe('stdio without negotiation (2025-11-25)', () => {
+  beforeEach(() => t.reset());
+
+  it('no probe span; the spans of the connect keep the transport attributes', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [STDIO_SERVER] });
+    const client = new v2Client.Client({ name: 'c', version: '1' });
+    await client.connect(transport);
+    await client.callTool({ name: 'ok', arguments: {} });
+    await client.close();
+    expect(t.finished().some((s) => s.name === 'server/discover')).toBe(false);
+    for (const name of ['initialize', 'tools/call ok'])
+      expect(span(name, SpanKind.CLIENT).attributes).toMatchObject({
+        'network.transport': 'pipe',
+        [PEER_DECLARED]: false,
+        [SERVER_NAME]: 'stdio-negotiation',
+      });
+  });
+});
+
 describe('SDK 1.x (2025-11-25 and older): nothing is declared', () => {
   beforeEach(() => t.reset());
 
