@@ -82,6 +82,7 @@ describe('config: a value that is ignored is reported', () => {
       'propagateContext',
       'emitFailureLogs',
       'redactThrownErrorText',
+      'declareExtension',
     ])
       expect(warningsOf({ [option]: 'false' })[0], option).toContain(
         `option ${option} must be true or false (got 'false')`,
