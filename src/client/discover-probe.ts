@@ -124,25 +124,18 @@ class ProbeTap {
   private watch(transport: Record<string | symbol, unknown>): void {
     const send = transport.send;
     if (typeof send !== 'function') return;
-    const tap = this;
-    const tapped: Send = function tappedProbeSend(this: unknown, message, options) {
-      if (!tap.active) return (send as Send).call(this, message, options);
-      let outgoing = message;
-      let id: string | undefined;
-      try {
-        id = probeId(message);
-        if (id !== undefined) outgoing = tap.sent(transport, id, message);
-      } catch (err) {
-        tap.source.diag.error('mcp: could not start the server/discover client span', err);
-      }
-      const sending = (send as Send).call(this, outgoing, options);
-      if (id === undefined || !(sending instanceof Promise)) return sending;
-      const sentId = id;
-      return sending.catch((error: unknown) => {
-        tap.failed(sentId, error);
-        throw error;
-      });
-    };
+    const tapped = probeSend(send as Send, {
+      active: () => this.active,
+      sent: (id, message) => {
+        try {
+          return this.sent(transport, id, message);
+        } catch (err) {
+          this.source.diag.error('mcp: could not start the server/discover client span', err);
+          return message;
+        }
+      },
+      failed: (id, error) => this.failed(id, error),
+    });
     this.watched.push({
       transport,
       send: send as Send,
@@ -162,19 +155,13 @@ class ProbeTap {
     if (!('stderr' in transport && 'pid' in transport)) return;
     const Real = transport.constructor;
     if (typeof Real !== 'function' || Object.hasOwn(transport, 'constructor')) return;
-    const tap = this;
-    const Sibling = function (...args: unknown[]): object {
-      const sibling = Reflect.construct(Real, args) as Record<string | symbol, unknown>;
+    const Sibling = siblingOf(Real, (sibling) => {
       try {
-        if (tap.active) tap.watch(sibling);
+        if (this.active) this.watch(sibling);
       } catch (err) {
-        tap.source.diag.error('mcp: could not trace the server/discover probe', err);
+        this.source.diag.error('mcp: could not trace the server/discover probe', err);
       }
-      return sibling;
-    };
-    // Whatever reads the transport's class (its name gives the network attributes) still sees it.
-    Object.defineProperty(Sibling, 'name', { value: (Real as { name?: unknown }).name });
-    Sibling.prototype = (Real as { prototype?: unknown }).prototype;
+    });
     this.sibling = Sibling;
     Object.defineProperty(transport, 'constructor', {
       value: Sibling,
@@ -223,15 +210,13 @@ class ProbeTap {
   private watchReplies(transport: Record<string | symbol, unknown>): void {
     const handler = transport.onmessage;
     if (typeof handler !== 'function' || this.handlers.has(handler)) return;
-    const tap = this;
-    const watching: OnMessage = function watchingProbeReply(this: unknown, message, extra) {
+    const watching = replyWatcher(handler as OnMessage, (message) => {
       try {
-        tap.received(message);
+        this.received(message);
       } catch (err) {
-        tap.source.diag.error('mcp: could not record the server/discover reply', err);
+        this.source.diag.error('mcp: could not record the server/discover reply', err);
       }
-      return (handler as OnMessage).call(this, message, extra);
-    };
+    });
     this.handlers.add(watching);
     transport.onmessage = watching;
   }
@@ -307,4 +292,54 @@ function probeId(message: unknown): string | undefined {
   if (field(message, 'method') !== DISCOVER) return undefined;
   const id = field(message, 'id');
   return typeof id === 'string' ? id : undefined;
+}
+
+/** What a tapped `send` asks of its tap. */
+interface SendTap {
+  active(): boolean;
+  /** A probe is being sent: the message to send instead. */
+  sent(id: string, message: JsonRpcMessage): JsonRpcMessage;
+  failed(id: string, error: unknown): void;
+}
+
+/** `send` with the probes it sends traced (while the tap is active); everything else untouched. */
+function probeSend(send: Send, tap: SendTap): Send {
+  return function tappedProbeSend(this: unknown, message, options) {
+    const id = tap.active() ? probeId(message) : undefined;
+    if (id === undefined) return send.call(this, message, options);
+    const sending = send.call(this, tap.sent(id, message), options);
+    if (!(sending instanceof Promise)) return sending;
+    return sending.catch((error: unknown) => {
+      tap.failed(id, error);
+      throw error;
+    });
+  };
+}
+
+/** The transport's handler, seeing each message first. */
+function replyWatcher(handler: OnMessage, see: (message: JsonRpcMessage) => void): OnMessage {
+  return function watchingProbeReply(this: unknown, message, extra) {
+    see(message);
+    return handler.call(this, message, extra);
+  };
+}
+
+/**
+ * A stand-in for the transport class `Real` that builds the real object and hands it to `built`.
+ * It has `Real`'s name and prototype: whatever reads the transport's class (its name gives the
+ * network attributes) still sees `Real`.
+ */
+function siblingOf(
+  Real: unknown,
+  built: (sibling: Record<string | symbol, unknown>) => void,
+): (...args: unknown[]) => object {
+  const ctor = Real as new (...args: unknown[]) => object;
+  const Sibling = function (...args: unknown[]): object {
+    const sibling = Reflect.construct(ctor, args) as Record<string | symbol, unknown>;
+    built(sibling);
+    return sibling;
+  };
+  Object.defineProperty(Sibling, 'name', { value: ctor.name });
+  Sibling.prototype = ctor.prototype;
+  return Sibling;
 }
