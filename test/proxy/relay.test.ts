@@ -59,9 +59,9 @@ describe('relay through createToolFailureProxy (in memory)', () => {
     const p = await throughProxy({ upstream: upstream.factory });
     close = p.close;
     expect(p.client.getServerCapabilities()?.extensions).toBeUndefined();
-    expect(
-      await p.client.request({ method: 'server/discover', params: {} }, ResultSchema),
-    ).toEqual(discovered);
+    expect(await p.client.request({ method: 'server/discover', params: {} }, ResultSchema)).toEqual(
+      discovered,
+    );
     // This process is instrumented: the proxy's own server span saw the result go out.
     const served = t
       .finished()
