@@ -22,7 +22,12 @@ import { isRecord } from './shared/safe.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
 import { instrumentClientWith, instrumentServerWith } from './patches/instance.js';
 import { FASTMCP_RANGE, patchFastMcp } from './patches/fastmcp.js';
-import { patchMcpServer, patchProtocol, type Wrap } from './patches/protocol.js';
+import {
+  patchClientConnect,
+  patchMcpServer,
+  patchProtocol,
+  type Wrap,
+} from './patches/protocol.js';
 import {
   AI_SDK_MCP_OUTSIDE,
   AI_SDK_MCP_RANGE,
@@ -336,6 +341,12 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
         }
       }
     }
+    // Its Client's own connect sends the connect-time server/discover probe before Protocol's.
+    const client = clientPrototypeOf(exports);
+    if (client !== undefined)
+      this._patchPrototype(client, ['connect'], (p, wrap) =>
+        patchClientConnect(p, this._telemetry(), wrap),
+      );
     this._patchClassPrototype(exports.McpServer, MCP_SERVER_METHODS, (proto, wrap) =>
       patchMcpServer(proto, wrap),
     );
@@ -399,6 +410,8 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
           PROTOCOL_METHODS,
         );
     }
+    const client = clientPrototypeOf(exports);
+    if (client !== undefined) this._unpatchPrototype(client, ['connect']);
     this._unpatchExport(exports, 'McpServer');
   }
 
@@ -473,4 +486,12 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     });
     this._patched?.delete(proto);
   }
+}
+
+/** The prototype of a 2.x `Client` export that has its own `connect` (the one that probes). */
+function clientPrototypeOf(exports: ModuleExports): object | undefined {
+  const cls = exports.Client;
+  if (typeof cls !== 'function') return undefined;
+  const proto: unknown = (cls as { prototype?: unknown }).prototype;
+  return isRecord(proto) && Object.hasOwn(proto, 'connect') ? proto : undefined;
 }

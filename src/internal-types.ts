@@ -9,6 +9,7 @@ import type { ClassificationRules } from './tool-failure/classification-rules.js
 export interface ResolvedConfig extends McpInstrumentationConfig {
   captureToolPayloads: boolean;
   addFailureObjects: boolean;
+  declareExtension: boolean;
   trustIncomingContext: boolean;
   propagateContext: boolean;
   metaKey: string;

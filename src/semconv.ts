@@ -63,6 +63,12 @@ export const ATTR_MCP_TOOL_FAILURE_SOURCE = 'mcp.tool.failure.source';
  * (`maxFailureLogsPerSecond`) left out since the previous one. Logs only.
  */
 export const ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS = 'mcp.tool.failure.suppressed_records';
+/**
+ * On a client span: whether the server declared the extension (the failure object's `_meta` key)
+ * in `capabilities.extensions`, as the client holds its capabilities (from `server/discover` or
+ * `initialize`). Absent while the client holds none.
+ */
+export const ATTR_MCP_TOOL_FAILURE_PEER_DECLARED = 'mcp.tool.failure.peer_declared';
 
 // --- This package: calls and retries (mcp.tool.call.*) ---
 /**
@@ -72,6 +78,14 @@ export const ATTR_MCP_TOOL_FAILURE_SUPPRESSED_RECORDS = 'mcp.tool.failure.suppre
 export const ATTR_MCP_TOOL_CALL_ATTEMPT = 'mcp.tool.call.attempt';
 /** The total number of attempts of a logical call. */
 export const ATTR_MCP_TOOL_CALL_ATTEMPTS = 'mcp.tool.call.attempts';
+/**
+ * On a client span: the `name` of the server's implementation, from the result's
+ * `_meta["io.modelcontextprotocol/serverInfo"]` (2026-07-28), else from what the client holds
+ * (`initialize`'s `serverInfo`). The semantic conventions name no attribute for it.
+ */
+export const ATTR_MCP_TOOL_CALL_SERVER_NAME = 'mcp.tool.call.server.name';
+/** On a client span: the `version` of the server's implementation, from the same place. */
+export const ATTR_MCP_TOOL_CALL_SERVER_VERSION = 'mcp.tool.call.server.version';
 /** The final outcome of a logical call: see `TOOL_CALL_OUTCOMES`. */
 export const ATTR_MCP_TOOL_CALL_OUTCOME = 'mcp.tool.call.outcome';
 /**

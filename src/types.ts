@@ -68,6 +68,15 @@ export interface McpInstrumentationConfig extends InstrumentationConfig {
    */
   addFailureObjects?: boolean;
   /**
+   * On the server, declare the extension in `capabilities.extensions` (under `metaKey`, with the
+   * settings object `{}`) of every `server/discover` result, and of an `initialize` result of a
+   * revision that has the field (2026-07-28 and later); older revisions do not define it, so
+   * nothing is added there. A copy of the result; a declaration the server made itself is kept.
+   * Also `OTEL_INSTRUMENTATION_MCP_DECLARE_EXTENSION=false` with the zero-code entry.
+   * @default true
+   */
+  declareExtension?: boolean;
+  /**
    * Parent server spans on the trace context found in `params._meta`. When false, a server
    * span starts a new trace and links to the incoming context instead, so a client cannot
    * choose the server's trace ID.

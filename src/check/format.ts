@@ -10,6 +10,10 @@ export function formatServerCheck(report: ServerCheckReport): string {
   lines.push(
     `${report.calls} calls: ${report.errorResults} error results, ${report.failureObjects} failure objects, ${report.rpcErrors} JSON-RPC errors, ${report.unanswered} unanswered`,
   );
+  const { status, looked, notes } = report.declaration;
+  const where = looked.length === 0 ? '' : ` (looked at ${looked.join(', ')})`;
+  lines.push(`extension: ${status}${where}`);
+  for (const note of notes) lines.push(`  ${note}`);
   if (!report.extensionImplemented) {
     lines.push(
       `the extension is not implemented: ${report.bareErrorResults} error results carried no failure object`,

@@ -25,6 +25,23 @@ export interface CallOutcome {
   answer: CallAnswer;
 }
 
+/** What the server said of the extension in the capabilities the checker saw. */
+export interface DeclarationSeen {
+  /** Whether a capabilities object the server sent declares the extension. */
+  declared: boolean;
+  /** Where the checker looked: `initialize`, `server/discover (2026-07-28)`. */
+  looked: string[];
+  /** What could not be looked at, one line each. */
+  notes: string[];
+}
+
+/**
+ * `declared`: the server declares the extension (and no failing call contradicted it);
+ * `not declared`: it does not; `declared but not implemented`: it declares the extension but an
+ * error result came back without a failure object.
+ */
+export type DeclarationStatus = 'declared' | 'not declared' | 'declared but not implemented';
+
 /** The verdict on one rule. */
 export type RuleStatus = 'pass' | 'fail' | 'not exercised';
 
@@ -63,6 +80,8 @@ export interface ServerCheckReport {
   unanswered: number;
   /** False when error results came back and none carried a failure object. */
   extensionImplemented: boolean;
+  /** The server's declaration of the extension, judged against its failing calls. */
+  declaration: { status: DeclarationStatus } & DeclarationSeen;
   /** 'fail' when any rule failed or the extension is not implemented. */
   verdict: 'pass' | 'fail';
 }
@@ -114,8 +133,14 @@ const FIELD_RULES: Readonly<Record<string, string>> = {
   [TOOL_FAILURE_RULES.GUIDANCE_TYPE.id]: 'agentGuidance',
 };
 
-/** Judges the outcomes of one session of calls against the extension's rules. */
-export function checkServerOutcomes(outcomes: readonly CallOutcome[]): ServerCheckReport {
+/**
+ * Judges the outcomes of one session of calls against the extension's rules, and the server's
+ * declaration of the extension (`declared`; none seen is "not declared") against them.
+ */
+export function checkServerOutcomes(
+  outcomes: readonly CallOutcome[],
+  declared: DeclarationSeen = { declared: false, looked: [], notes: [] },
+): ServerCheckReport {
   const tally = new Tally<RuleViolation>();
   const R = SERVER_CHECK_RULES;
   const seen = new Map<string, number>();
@@ -208,8 +233,15 @@ export function checkServerOutcomes(outcomes: readonly CallOutcome[]): ServerChe
     rpcErrors,
     unanswered,
     extensionImplemented,
+    declaration: { status: declarationStatus(declared.declared, bareErrorResults), ...declared },
     verdict: failed || !extensionImplemented ? 'fail' : 'pass',
   };
+}
+
+/** A declaration promises a failure object on every error result: one without breaks it. */
+export function declarationStatus(declared: boolean, bareErrorResults: number): DeclarationStatus {
+  if (!declared) return 'not declared';
+  return bareErrorResults > 0 ? 'declared but not implemented' : 'declared';
 }
 
 /** Where a JSON-RPC error carries a failure object, if it does: its data or its message. */

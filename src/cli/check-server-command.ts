@@ -160,8 +160,9 @@ export async function runCheckServer(argv: readonly string[], io: CheckServerIo)
       outcomes.push({ tool: call.tool, arguments: call.arguments, answer });
     }
     await session.close();
+    const declaration = await session.declaration?.();
     session = undefined;
-    const report = checkServerOutcomes(outcomes);
+    const report = checkServerOutcomes(outcomes, declaration);
     const unlisted = [...new Set(calls.map((c) => c.tool))].filter((t) => !tools.includes(t));
     let text = `${tools.length} tools listed\n`;
     if (unlisted.length > 0)

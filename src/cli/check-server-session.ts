@@ -6,7 +6,10 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallAnswer } from '../check/server.js';
+import type { CallAnswer, DeclarationSeen } from '../check/server.js';
+import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
+import { declaresExtension } from '../tool-failure/declaration.js';
+import { discoverCapabilities } from './check-server-discover.js';
 import { REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 import { PACKAGE_VERSION } from '../version.js';
 
@@ -19,6 +22,11 @@ export interface CheckSession {
   /** The names of the tools the server lists. */
   listTools(): Promise<string[]>;
   callTool(name: string, args: Record<string, unknown>): Promise<CallAnswer>;
+  /**
+   * Whether the server declares the extension, in `initialize` and in `server/discover`; may be
+   * asked after `close()`.
+   */
+  declaration?(): Promise<DeclarationSeen>;
   close(): Promise<void>;
 }
 
@@ -157,6 +165,18 @@ export async function connectToServer(
         }
         return { kind: 'no-answer', detail: firstLine(error) };
       }
+    },
+    async declaration() {
+      const looked = ['initialize'];
+      const notes: string[] = [];
+      let declared = declaresExtension(client.getServerCapabilities(), TOOL_FAILURE_META_KEY);
+      // Its own short connection, after the session's: one server process at a time.
+      const discovery = await discoverCapabilities(target, timeoutMs);
+      if (discovery.kind === 'discovered') {
+        looked.push('server/discover (2026-07-28)');
+        declared ||= declaresExtension(discovery.capabilities, TOOL_FAILURE_META_KEY);
+      } else notes.push(discovery.why);
+      return { declared, looked, notes };
     },
     async close() {
       await client.close().catch(() => undefined);

@@ -34,10 +34,11 @@ import {
   responseInfo,
   runHook,
 } from '../shared/record.js';
-import { copyWith, field, ownValue } from '../shared/safe.js';
+import { copyWith, field, ownString, ownValue } from '../shared/safe.js';
 import { secondsSince } from '../shared/metrics.js';
 import { truncate } from '../shared/truncate.js';
 import { errorTypeOf, isJsonRpcCodeType } from '../shared/error-type.js';
+import { recordPeer } from './peer.js';
 import type { ClientShape } from './shapes.js';
 
 /**
@@ -121,6 +122,15 @@ export function traceOutgoingRequest(
       const config = source.config();
       let metricAttrs = attrs;
       let failure: ToolFailure | undefined;
+      recordPeer(
+        span,
+        shape,
+        self,
+        method,
+        failed ? undefined : result,
+        config.metaKey,
+        config.maxAttributeLength,
+      );
       if (failed) {
         metricAttrs = recordClientError(span, attrs, error, shape.signalOf(first, rest));
       } else if (method === 'tools/call') {
@@ -185,22 +195,25 @@ export function traceOutgoingRequest(
   );
 }
 
-/** Records a request that failed with an error (not a result); returns the metric attributes. */
-function recordClientError(
+/**
+ * Records a request that failed with an error (not a result): a thrown error, a JSON-RPC error
+ * object, or no reply at all (`errorType` given); returns the metric attributes.
+ */
+export function recordClientError(
   span: Span,
   opAttrs: Attributes,
   error: unknown,
   signal: unknown,
+  errorType: string = errorTypeOf(error, signal instanceof AbortSignal && signal.aborted),
 ): Attributes {
   const metricAttrs: Attributes = { ...opAttrs };
-  const errorType = errorTypeOf(error, signal instanceof AbortSignal && signal.aborted);
   if (isJsonRpcCodeType(errorType)) {
     span.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, errorType);
     metricAttrs[ATTR_RPC_RESPONSE_STATUS_CODE] = errorType;
   }
   span.setAttribute(ATTR_ERROR_TYPE, errorType);
   metricAttrs[ATTR_ERROR_TYPE] = errorType;
-  const message = error instanceof Error ? error.message : undefined;
+  const message = error instanceof Error ? error.message : ownString(error, 'message');
   span.setStatus({
     code: SpanStatusCode.ERROR,
     message: typeof message === 'string' ? truncate(message, 256) : undefined,

@@ -19,6 +19,10 @@ export interface ClientShape {
   versionOf(self: object, method: string, params: unknown): string | undefined;
   /** The caller's abort signal, if the call carries one. */
   signalOf(first: unknown, rest: unknown[]): unknown;
+  /** The server's capabilities as the client holds them (after `initialize` or discovery). */
+  serverCapabilitiesOf(self: object): unknown;
+  /** The server's implementation (`{ name, version }`) as the client holds it. */
+  serverInfoOf(self: object): unknown;
 }
 
 /**
@@ -40,6 +44,9 @@ export const SDK_PROTOCOL: ClientShape = {
       .slice(0, 2)
       .map((arg) => (isRecord(arg) ? ownValue(arg, 'signal') : undefined))
       .find((s) => s instanceof AbortSignal),
+  // The SDK's Client (1.x and 2.x) keeps what `initialize` or its `server/discover` probe taught.
+  serverCapabilitiesOf: (self) => field(self, '_serverCapabilities'),
+  serverInfoOf: (self) => field(self, '_serverVersion'),
 };
 
 /**
@@ -63,4 +70,7 @@ export const AI_SDK_CLIENT: ClientShape = {
     const signal = ownValue(ownValue(first, 'options'), 'signal');
     return signal instanceof AbortSignal ? signal : undefined;
   },
+  serverCapabilitiesOf: (self) => field(self, 'serverCapabilities'),
+  // Empty strings until `initialize` or `server/discover` answers: read as nothing known.
+  serverInfoOf: (self) => field(self, '_serverInfo'),
 };

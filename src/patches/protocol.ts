@@ -1,6 +1,7 @@
 import type { TelemetrySource, TransportLike } from '../internal-types.js';
 import { traceOutgoingRequest, type RequestFn } from '../client/request.js';
 import { SDK_PROTOCOL } from '../client/shapes.js';
+import { traceConnectProbes } from '../client/discover-probe.js';
 import { wrapRequestHandler, wrapToolCallback } from '../server/handlers.js';
 import { tapTransport } from '../server/transport-tap.js';
 import { isRecord } from '../shared/safe.js';
@@ -33,7 +34,11 @@ export function patchProtocol(proto: object, source: TelemetrySource, wrap: Wrap
     'connect',
     (original) =>
       function connect(this: unknown, ...args: unknown[]): unknown {
-        const result = original.apply(this, args);
+        // On one client object (manual mode) this is its outermost `connect`: the SDK 2.x
+        // Client's connect-time probe happens inside it.
+        const result = isClient(this)
+          ? traceConnectProbes(source, this, args, (...a) => original.apply(this, a))
+          : original.apply(this, args);
         // The SDK installs its transport callbacks synchronously, before its first await.
         if (source.active()) tapConnected(source, this, args[0]);
         return result;
@@ -56,6 +61,32 @@ export function patchProtocol(proto: object, source: TelemetrySource, wrap: Wrap
       function setRequestHandler(this: unknown, ...args: unknown[]): unknown {
         return original.apply(this, wrapLastHandler(source, args));
       },
+  );
+}
+
+/**
+ * The patch of the SDK 2.x `Client.connect` (its prototype, auto mode), which sends the
+ * connect-time `server/discover` probe on the raw transport before `Protocol.connect` runs: the
+ * probe gets its client span, parented on the context active at `connect()`.
+ */
+export function patchClientConnect(proto: object, source: TelemetrySource, wrap: Wrap): void {
+  wrap(
+    proto,
+    'connect',
+    (original) =>
+      function connect(this: unknown, ...args: unknown[]): unknown {
+        if (!source.active() || !isClient(this)) return original.apply(this, args);
+        return traceConnectProbes(source, this, args, (...a) => original.apply(this, a));
+      },
+  );
+}
+
+/** An MCP SDK client (1.x or 2.x): it holds the server's capabilities. */
+function isClient(protocol: unknown): protocol is object {
+  return (
+    typeof protocol === 'object' &&
+    protocol !== null &&
+    typeof (protocol as Record<string, unknown>).getServerCapabilities === 'function'
   );
 }
 

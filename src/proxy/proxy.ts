@@ -1,4 +1,4 @@
-import { markRelayed } from '../shared/relayed.js';
+import { markRelayed, markRelaying } from '../shared/relayed.js';
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { relayResultsVerbatim } from './verbatim.js';
@@ -202,6 +202,9 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
         capabilities,
         ...(instructions === undefined ? {} : { instructions }),
       });
+      // The upstream's capabilities (its extension declarations among them) are relayed as they
+      // came: a server-side instrumentation in this process adds no declaration of its own.
+      markRelaying(server);
       // The Server answers logging/setLevel itself when logging is declared; relay it instead.
       server.removeRequestHandler('logging/setLevel');
       const relaying = relayFor(server, upstream);

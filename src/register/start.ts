@@ -45,6 +45,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
   flag('OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT', (v) => (config.trustIncomingContext = v));
   flag('OTEL_INSTRUMENTATION_MCP_ADD_FAILURE_OBJECTS', (v) => (config.addFailureObjects = v));
   flag('OTEL_INSTRUMENTATION_MCP_PROPAGATE_CONTEXT', (v) => (config.propagateContext = v));
+  flag('OTEL_INSTRUMENTATION_MCP_DECLARE_EXTENSION', (v) => (config.declareExtension = v));
   flag(
     'OTEL_INSTRUMENTATION_MCP_REDACT_THROWN_ERROR_TEXT',
     (v) => (config.redactThrownErrorText = v),

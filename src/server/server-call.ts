@@ -42,7 +42,8 @@ import {
   runHook,
   transportVersion,
 } from '../shared/record.js';
-import { relayed } from '../shared/relayed.js';
+import { relayed, relaying } from '../shared/relayed.js';
+import { carriesExtensions, withDeclaration } from '../tool-failure/declaration.js';
 import { attemptOfMeta } from '../shared/attempt-meta.js';
 import { copyWith, field, isRecord, ownString, ownValue } from '../shared/safe.js';
 import { truncate } from '../shared/truncate.js';
@@ -179,8 +180,13 @@ export function finishServerCall(
         } else {
           capturePayload(call.span, config, ATTR_GEN_AI_TOOL_CALL_RESULT, result);
         }
-      } else if (call.method === 'initialize') {
-        rememberNegotiatedVersion(protocol, call.span, result);
+      } else {
+        if (call.method === 'initialize') rememberNegotiatedVersion(protocol, call.span, result);
+        const declared = declareExtension(config, protocol, call.method, result);
+        if (declared !== result) {
+          outgoing = { ...message, result: declared };
+          result = declared;
+        }
       }
     }
     if (config.responseHook !== undefined) {
@@ -253,6 +259,22 @@ function completeToolResult(
   )
     return { result: completed };
   return { result: completed, reading: { status: 'valid', failure, problems: [] } };
+}
+
+/**
+ * The result of `initialize` or `server/discover` with the extension declared in its
+ * capabilities (a copy), for the revisions that define the field, unless turned off or the
+ * server relays another's capabilities (the proxy). Anything else is returned as it is.
+ */
+function declareExtension(
+  config: ResolvedConfig,
+  protocol: object,
+  method: string,
+  result: unknown,
+): unknown {
+  if (!config.declareExtension || !carriesExtensions(method, result) || relaying.has(protocol))
+    return result;
+  return withDeclaration(result, config.metaKey);
 }
 
 /** A thrown error's own message, capped for a status description; never throws. */

@@ -69,6 +69,7 @@ export function resolveConfig(
     errorClassifier: fn('errorClassifier'),
     captureToolPayloads: flag('captureToolPayloads', envCapture),
     addFailureObjects: flag('addFailureObjects', true),
+    declareExtension: flag('declareExtension', true),
     trustIncomingContext: flag('trustIncomingContext', true),
     propagateContext: flag('propagateContext', true),
     metaKey: checked('metaKey', isMetaKey, 'must be a non-empty string', TOOL_FAILURE_META_KEY),
@@ -94,6 +95,7 @@ export function resolveConfig(
 type FlagOption =
   | 'captureToolPayloads'
   | 'addFailureObjects'
+  | 'declareExtension'
   | 'trustIncomingContext'
   | 'propagateContext'
   | 'emitFailureLogs'

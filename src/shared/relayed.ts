@@ -13,3 +13,18 @@ export function markRelayed<T>(result: T): T {
   if (typeof result === 'object' && result !== null) relayed.add(result);
   return result;
 }
+
+/**
+ * Servers that relay another server's capabilities (the proxy's downstream servers): the server
+ * tap declares nothing of its own in their `initialize` or `server/discover` results, so a caller
+ * sees exactly what the upstream declared.
+ */
+export const relaying: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[
+  Symbol.for('omcp.mcp.relaying')
+] ??= new WeakSet<object>()) as WeakSet<object>;
+
+/** Marks `server` as relaying an upstream's capabilities (see {@link relaying}). */
+export function markRelaying<T extends object>(server: T): T {
+  relaying.add(server);
+  return server;
+}

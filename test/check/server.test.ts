@@ -195,6 +195,39 @@ describe('checkServerOutcomes', () => {
     );
   });
 
+  it('the declaration: declared, not declared, declared but not implemented (a bare error result)', () => {
+    const seen = (declared: boolean) => ({
+      declared,
+      looked: ['initialize', 'server/discover (2026-07-28)'],
+      notes: [],
+    });
+    const bare: CallAnswer = { kind: 'result', result: { isError: true, content: [] } };
+    const implemented = [call(failed(good(TRACE_A))), call(failed(good(TRACE_B)))];
+    expect(checkServerOutcomes(implemented, seen(true)).declaration.status).toBe('declared');
+    expect(checkServerOutcomes(implemented, seen(false)).declaration.status).toBe('not declared');
+    // No declaration seen at all: not declared.
+    expect(checkServerOutcomes(implemented).declaration).toEqual({
+      status: 'not declared',
+      declared: false,
+      looked: [],
+      notes: [],
+    });
+    const broken = checkServerOutcomes([...implemented, call(bare)], seen(true));
+    expect(broken.declaration.status).toBe('declared but not implemented');
+    expect(broken.verdict).toBe('fail');
+    expect(formatServerCheck(broken)).toContain(
+      'extension: declared but not implemented (looked at initialize, server/discover (2026-07-28))',
+    );
+    const noted = checkServerOutcomes(implemented, {
+      declared: false,
+      looked: ['initialize'],
+      notes: ['2026-07-28 not offered: no'],
+    });
+    expect(formatServerCheck(noted)).toContain(
+      'extension: not declared (looked at initialize)\n  2026-07-28 not offered: no\n',
+    );
+  });
+
   it('an error result without a failure object beside ones with it fails TF-META-KEY only', () => {
     const report = checkServerOutcomes([
       call(failed(good(TRACE_A))),

@@ -45,7 +45,8 @@ function mcpFailures(args: string[], script = bin): Promise<Run> {
     execFile(
       process.execPath,
       [script, ...args],
-      { cwd: root, env: quiet, timeout: 20_000 },
+      // A cap, not a measure: each run starts its server twice (the session, then discovery).
+      { cwd: root, env: quiet, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
         resolve({ code, stdout, stderr });
@@ -71,7 +72,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('mcp-failures check server (stdio)', () => {
+describe('mcp-failures check server (stdio)', { timeout: 90_000 }, () => {
   it('passes the example server instrumented with the zero-code entry, and writes the report', async () => {
     const report = join(dir, 'example.json');
     const run = await mcpFailures([
@@ -149,6 +150,10 @@ describe('mcp-failures check server (stdio)', () => {
     expectClean(run);
   });
 
+  const negotiation = join(root, 'test', 'fixtures', 'negotiation', 'stdio-server.mjs');
+  const declarationLine = (run: Run): string | undefined =>
+    run.stdout.split('\n').find((l) => l.startsWith('extension: '));
+
   const everythingCalls = [
     '--call',
     'echo={"message":42}',
@@ -192,6 +197,61 @@ describe('mcp-failures check server (stdio)', () => {
     expect(run.code).toBe(CHECK_EXIT.pass);
     expect(run.stdout).toMatch(row('TF-META-KEY', 'pass \\(3 checked\\)'));
     expect(run.stdout).toMatch(row('TF-CORRELATION-UNIQUE', 'pass'));
+    // A 2025-11-25 server: its capabilities have no extensions, and it offers no 2026-07-28.
+    expect(declarationLine(run)).toBe('extension: not declared (looked at initialize)');
+    expect(run.stdout).toMatch(/^ {2}2026-07-28 not offered: /m);
+  });
+
+  it('a 2026-07-28 server under the zero-code entry: declared (in server/discover), PASS', async () => {
+    const run = await mcpFailures([
+      'check',
+      'server',
+      '--call',
+      'fail',
+      '--',
+      process.execPath,
+      ...REGISTER,
+      negotiation,
+    ]);
+    expect(run.code).toBe(CHECK_EXIT.pass);
+    expect(declarationLine(run)).toBe(
+      'extension: declared (looked at initialize, server/discover (2026-07-28))',
+    );
+  });
+
+  it('the same server uninstrumented: not declared (and not implemented)', async () => {
+    const run = await mcpFailures([
+      'check',
+      'server',
+      '--call',
+      'fail',
+      '--',
+      process.execPath,
+      negotiation,
+    ]);
+    expect(run.code).toBe(CHECK_EXIT.fail);
+    expect(declarationLine(run)).toBe(
+      'extension: not declared (looked at initialize, server/discover (2026-07-28))',
+    );
+  });
+
+  it('a server that declares the extension but sends a bare error result: declared but not implemented', async () => {
+    const run = await mcpFailures([
+      'check',
+      'server',
+      '--call',
+      'fail',
+      '--',
+      process.execPath,
+      negotiation,
+      '--declare',
+    ]);
+    expect(run.code).toBe(CHECK_EXIT.fail);
+    expect(declarationLine(run)).toBe(
+      'extension: declared but not implemented (looked at initialize, server/discover (2026-07-28))',
+    );
+    expect(run.stdout).toMatch(row('TF-META-KEY', 'fail'));
+    expectClean(run);
   });
 
   it('a server command that does not start is a connection error: exit 2, one line', async () => {

@@ -12,12 +12,14 @@ describe('zero-code entry: options from the environment', () => {
       configFromEnv({
         OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT: 'false',
         OTEL_INSTRUMENTATION_MCP_ADD_FAILURE_OBJECTS: 'TRUE',
+        OTEL_INSTRUMENTATION_MCP_DECLARE_EXTENSION: 'false',
         OTEL_INSTRUMENTATION_MCP_MAX_FAILURE_LOGS_PER_SECOND: ' 50 ',
         OTEL_INSTRUMENTATION_MCP_MAX_STACK_TRACES_PER_SECOND: '0',
       }),
     ).toEqual({
       trustIncomingContext: false,
       addFailureObjects: true,
+      declareExtension: false,
       maxFailureLogsPerSecond: 50,
       maxStackTracesPerSecond: 0,
     });

@@ -83,6 +83,7 @@ describe('config: a value that is ignored is reported', () => {
       'emitFailureLogs',
       'redactThrownErrorText',
       'toolResultOutputs',
+      'declareExtension',
     ])
       expect(warningsOf({ [option]: 'false' })[0], option).toContain(
         `option ${option} must be true or false (got 'false')`,

@@ -304,7 +304,10 @@ describe('2026-07-28 specifics', () => {
   it('server/discover gets a server span with the version and no session id', async () => {
     const client = await connect(http.url(), { pin: MODERN });
     await client.close();
-    const discover = t.finished().find((s) => s.name === 'server/discover');
+    // The connect-time probe also has a CLIENT span now (test/instrumentation/negotiation.test.ts).
+    const discover = t
+      .finished()
+      .find((s) => s.name === 'server/discover' && s.kind === SpanKind.SERVER);
     expect(discover?.kind).toBe(SpanKind.SERVER);
     expect(discover?.attributes).toMatchObject({
       'mcp.method.name': 'server/discover',

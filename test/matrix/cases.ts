@@ -144,13 +144,20 @@ export const TRANSPORT_LABELS: Record<Transport, string> = {
   'proxy-auto': 'proxy 2026-07-28 mode (auto client)',
 };
 
-/** The protocol version each HTTP mode ends up speaking, and whether it has a session. */
-export const HTTP_EXPECTED: Record<HttpTransport, { version: string; session: boolean }> = {
-  'http-sessionful': { version: '2025-11-25', session: true },
-  'http-stateless': { version: '2025-11-25', session: false },
-  'http-handler': { version: '2025-11-25', session: false },
-  'http-pinned': { version: '2026-07-28', session: false },
-  'http-auto': { version: '2026-07-28', session: false },
+/**
+ * The protocol version each HTTP mode ends up speaking, whether it has a session, and whether the
+ * server declares the extension in `capabilities.extensions` (2026-07-28's `server/discover`;
+ * 2025-11-25 has no such field).
+ */
+export const HTTP_EXPECTED: Record<
+  HttpTransport,
+  { version: string; session: boolean; declared: boolean }
+> = {
+  'http-sessionful': { version: '2025-11-25', session: true, declared: false },
+  'http-stateless': { version: '2025-11-25', session: false, declared: false },
+  'http-handler': { version: '2025-11-25', session: false, declared: false },
+  'http-pinned': { version: '2026-07-28', session: false, declared: true },
+  'http-auto': { version: '2026-07-28', session: false, declared: true },
 };
 
 /**

@@ -72,6 +72,7 @@ interface AppReport {
     fromPackage: string | undefined;
     registryVersion: string;
   };
+  capabilities: { extensions?: Record<string, unknown> } | undefined;
   results: {
     fail: { isError?: boolean; _meta?: Record<string, unknown> };
     ok: { isError?: boolean; _meta?: Record<string, unknown> };
@@ -355,6 +356,23 @@ function defineCases(title: string, fixture: Fixture, platform: Platform): void 
             if (http.session) expect(typeof span?.attributes['mcp.session.id']).toBe('string');
             else expect(span?.attributes['mcp.session.id']).toBeUndefined();
           }
+        }
+
+        // The declaration: in the server/discover result of the 2026-07-28 modes only (2025-11-25
+        // has no capabilities.extensions), and on the client spans as the client holds it.
+        const declared = http?.declared ?? false;
+        expect(report.capabilities?.extensions?.[TOOL_FAILURE_META_KEY], detail).toEqual(
+          declared ? {} : undefined,
+        );
+        for (const span of [client, okClient])
+          expect(span?.attributes['mcp.tool.failure.peer_declared'], spanDetail).toBe(declared);
+        if (http?.version === '2026-07-28') {
+          // The connect-time probe: a client span, and the server's span for it in its trace.
+          const probe = findSpan(spans, 'server/discover', SPAN_KIND_CLIENT);
+          const served = findSpan(spans, 'server/discover', SPAN_KIND_SERVER);
+          expect(probe?.attributes['mcp.tool.failure.peer_declared'], spanDetail).toBe(true);
+          expect(served?.traceId, spanDetail).toBe(probe?.traceId);
+          expect(served?.parentSpanId).toBe(probe?.spanId);
         }
 
         // A call aborted before sending: the signal is found in this SDK's request() options.

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   AI_SDK_LABELS,
+  HTTP_EXPECTED,
+  HTTP_TRANSPORTS,
   MODES,
   MODULE_SYSTEMS,
   ROOT,
@@ -133,6 +135,16 @@ describe('README supported-versions table', () => {
           registerTool ? '`registerTool()`' : '`tool()`',
         );
     }
+  });
+
+  it('names the HTTP modes where the matrix checks the declaration of the extension', () => {
+    const declaring = HTTP_TRANSPORTS.filter((t) => HTTP_EXPECTED[t].declared).map(
+      (t) => TRANSPORT_LABELS[t],
+    );
+    expect(declaring.length).toBeGreaterThan(0);
+    expect(prose()).toContain(
+      `the server declares it in the 2026-07-28 modes (${declaring.join(', ')})`,
+    );
   });
 
   it('states the oldest supported 1.x, which is the oldest 1.x fixture', () => {

@@ -36,6 +36,39 @@ describe('relay through createToolFailureProxy (in memory)', () => {
     await p.client.setLoggingLevel('debug');
   });
 
+  it("passes the upstream's declaration of the extension through, settings and all", async () => {
+    const upstream = sdkUpstream((server) => {
+      server.registerCapabilities({ extensions: { [KEY]: { from: 'upstream' } } });
+    });
+    const p = await throughProxy({ upstream: upstream.factory });
+    close = p.close;
+    expect(p.client.getServerCapabilities()?.extensions).toEqual({ [KEY]: { from: 'upstream' } });
+  });
+
+  it('adds no declaration of its own: a relayed server/discover result is the upstream one', async () => {
+    const discovered = {
+      supportedVersions: ['2026-07-28'],
+      capabilities: { tools: {} },
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'scripted-upstream', version: '9' } },
+    };
+    const upstream = scriptedUpstream((method) =>
+      method === 'server/discover'
+        ? { result: discovered }
+        : { error: { code: -32601, message: 'Method not found' } },
+    );
+    const p = await throughProxy({ upstream: upstream.factory });
+    close = p.close;
+    expect(p.client.getServerCapabilities()?.extensions).toBeUndefined();
+    expect(await p.client.request({ method: 'server/discover', params: {} }, ResultSchema)).toEqual(
+      discovered,
+    );
+    // This process is instrumented: the proxy's own server span saw the result go out.
+    const served = t
+      .finished()
+      .filter((s) => s.name === 'server/discover' && s.kind === SpanKind.SERVER);
+    expect(served.length).toBeGreaterThan(0);
+  });
+
   it('relays other methods and JSON-RPC errors as they came', async () => {
     const upstream = scriptedUpstream((method) =>
       method === 'prompts/list'
