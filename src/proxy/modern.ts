@@ -7,6 +7,7 @@ import type { DownstreamServer } from './downstreams.js';
 import type { DownstreamRelay, RelayExtra, UpstreamIdentity } from './relay-types.js';
 import type { ModernSdk } from './sdk.js';
 import { relayResultsVerbatim, type ResultMerge } from './verbatim.js';
+import { markRelaying } from '../shared/relayed.js';
 import { isRecord } from '../shared/safe.js';
 
 /** A 2.x `Server` as the SDK's handler takes it from the factory. */
@@ -56,6 +57,9 @@ export function modernServer(
       : never,
     ...(identity.instructions === undefined ? {} : { instructions: identity.instructions }),
   });
+  // Its `server/discover` answer carries the upstream's capabilities as they came: a server-side
+  // instrumentation in this process adds no declaration of its own (as for the 1.x server).
+  markRelaying(server);
   // The Server answers logging/setLevel itself when logging is declared; relay it instead.
   server.removeRequestHandler('logging/setLevel');
   const relaying = relayFor(server as unknown as DownstreamServer);
