@@ -862,6 +862,11 @@ async function collector() {
   results.collector = r;
 }
 
+async function coldstart() {
+  const { coldstartSection } = await import('./lib/coldstart.mjs');
+  results.coldstart = await coldstartSection({ say, target, verdictOf });
+}
+
 installPeers();
 const started = Date.now();
 results.sectionSeconds = {};
@@ -874,6 +879,7 @@ for (const [name, section] of Object.entries({
   heap,
   retry,
   collector,
+  coldstart,
 })) {
   if (!want(name)) continue;
   const t = Date.now();
