@@ -910,7 +910,12 @@ const partial = [
   'BENCH_ROUNDS',
   'BENCH_BEFORE_DIST',
 ].some((k) => process.env[k] !== undefined);
-const file = partial ? './results/partial' : './results/latest';
+// BENCH_RESULTS_NAME: a record of its own, for a run beside others (a smoke test).
+const file = process.env.BENCH_RESULTS_NAME
+  ? `./results/${process.env.BENCH_RESULTS_NAME}`
+  : partial
+    ? './results/partial'
+    : './results/latest';
 writeFileSync(here(`${file}.json`), `${JSON.stringify(results, null, 2)}\n`);
 // The report from the first section on (the peers' install log is not part of it).
 const first = report.findIndex((l) => l.startsWith('\n## ') || l.startsWith('## '));
