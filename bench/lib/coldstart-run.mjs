@@ -54,8 +54,14 @@ export async function coldStart(variant, { env = {}, nodeArgs = [] } = {}) {
   transport.stderr?.on('data', (d) => (stderr += d));
   const client = new Client({ name: 'coldstart-driver', version: '1.0.0' });
   const started = performance.now();
-  await client.connect(transport);
-  const result = await client.callTool({ name: 'echo', arguments: { text: 'cold' } });
+  let result;
+  try {
+    await client.connect(transport);
+    result = await client.callTool({ name: 'echo', arguments: { text: 'cold' } });
+  } catch (error) {
+    await client.close();
+    throw new Error(`cold start ${variant}: ${error.message}; the server said: ${stderr.trim()}`);
+  }
   const ms = performance.now() - started;
   await client.close();
   const answer = result.content?.[0]?.text;
