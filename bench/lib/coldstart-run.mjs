@@ -10,17 +10,22 @@ const SERVER = here('./coldstart-server.mjs');
 const preload = (file) => ['--import', pathToFileURL(here(file)).href];
 
 /**
- * The rows: the server bare; under the register entry of this build; the README's NodeSDK path;
- * sdk-node alone; a no-op loader hook (what registering any ES module hook costs on this Node);
- * a peer's NodeSDK path.
+ * The rows, each Node options and environment: the server bare; under the register entry of this
+ * build, and of it with its loader hook wrapping every module (as it did before the hook was
+ * limited); the README's NodeSDK path; sdk-node alone; a no-op loader hook (what registering any
+ * ES module hook costs on this Node); a peer's NodeSDK path.
  */
 export const VARIANTS = {
-  bare: [],
-  register: preload('../../register/index.mjs'),
-  nodesdk: preload('./coldstart-nodesdk.mjs'),
-  'sdk-node': preload('./coldstart-sdk-node.mjs'),
-  'loader-hook': preload('./coldstart-noop-hook.mjs'),
-  traceloop: preload('./coldstart-traceloop.mjs'),
+  bare: { args: [] },
+  register: { args: preload('../../register/index.mjs') },
+  'register-all': {
+    args: preload('../../register/index.mjs'),
+    env: { OTEL_INSTRUMENTATION_MCP_ESM_HOOK: 'all' },
+  },
+  nodesdk: { args: preload('./coldstart-nodesdk.mjs') },
+  'sdk-node': { args: preload('./coldstart-sdk-node.mjs') },
+  'loader-hook': { args: preload('./coldstart-noop-hook.mjs') },
+  traceloop: { args: preload('./coldstart-traceloop.mjs') },
 };
 
 /** What the server gets: the bench's environment without its own Node or OpenTelemetry settings. */
@@ -46,8 +51,8 @@ function serverEnv(extra) {
 export async function coldStart(variant, { env = {}, nodeArgs = [] } = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...nodeArgs, ...VARIANTS[variant], SERVER],
-    env: serverEnv(env),
+    args: [...nodeArgs, ...VARIANTS[variant].args, SERVER],
+    env: serverEnv({ ...VARIANTS[variant].env, ...env }),
     stderr: 'pipe',
   });
   let stderr = '';

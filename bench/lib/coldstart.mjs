@@ -17,6 +17,7 @@ export const LIMIT_MS = 150;
 const ROWS = {
   bare: 'bare (node server.mjs)',
   register: 'node --import …/register (this build)',
+  'register-all': '  the same, its loader hook wrapping every module (before)',
   nodesdk: "NodeSDK + McpInstrumentation, the README's way (full loader hook)",
   'sdk-node': '@opentelemetry/sdk-node alone, started',
   'loader-hook': 'a loader hook that does nothing (module.register)',

@@ -12,7 +12,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const NAME = 'coldstart-smoke';
-const ROWS = ['bare', 'register', 'nodesdk', 'sdk-node', 'loader-hook', 'traceloop'];
+const ROWS = [
+  'bare',
+  'register',
+  'register-all',
+  'nodesdk',
+  'sdk-node',
+  'loader-hook',
+  'traceloop',
+];
 
 interface Record {
   coldstart: {
@@ -68,7 +76,7 @@ describe('npm run bench, cold-start section (tiny scale)', () => {
     }
     // The register entry and the NodeSDK path trace the server (its tools/call span reached
     // the receiver); sdk-node alone and the no-op hook instrument nothing.
-    for (const row of ['register', 'nodesdk'])
+    for (const row of ['register', 'register-all', 'nodesdk'])
       expect(c.checked[row]?.spans, row).toContain('tools/call echo');
     for (const row of ['bare', 'sdk-node', 'loader-hook'])
       expect(c.checked[row]?.spans).toEqual([]);
