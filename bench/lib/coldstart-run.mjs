@@ -1,6 +1,7 @@
 // One cold start: a real SDK client spawns the server of the cold-start section under a
 // variant's Node options and calls its tool; the time runs from just before the spawn to the
 // tool's answer, what a host that starts the server at session start waits for.
+import { performance } from 'node:perf_hooks';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
