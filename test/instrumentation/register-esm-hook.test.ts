@@ -93,12 +93,12 @@ describe('the register entry with another instrumentation in the process', () =>
   it('wraps the MCP SDK and what the other instrumentation hooks, and leaves the rest alone', () => {
     const { report } = runApp();
     expect(report).toEqual({ yamlPatched: true, sdkWrapped: true, zodWrapped: false });
-  });
+  }, 60_000);
 
   it(`${ESM_HOOK_VARIABLE}=all wraps every module, as before`, () => {
     const { report } = runApp({ [ESM_HOOK_VARIABLE]: 'all' });
     expect(report).toEqual({ yamlPatched: true, sdkWrapped: true, zodWrapped: true });
-  });
+  }, 60_000);
 
   it('a value it does not know gets one line on stderr and the default', () => {
     const { report, stderr } = runApp({ [ESM_HOOK_VARIABLE]: 'everything' });
@@ -107,5 +107,5 @@ describe('the register entry with another instrumentation in the process', () =>
     expect(lines).toEqual([
       `@omcp/instrumentation-mcp: ${ESM_HOOK_VARIABLE}=everything is not instrumented or all; using the default`,
     ]);
-  });
+  }, 60_000);
 });
