@@ -913,6 +913,11 @@ async function volume() {
   results.volume = { ...r, summary: reportVolume(r, { say, target, loadAverage: loadAverage() }) };
 }
 
+async function coldstart() {
+  const { coldstartSection } = await import('./lib/coldstart.mjs');
+  results.coldstart = await coldstartSection({ say, target, verdictOf });
+}
+
 installPeers();
 const started = Date.now();
 results.sectionSeconds = {};
@@ -927,6 +932,7 @@ for (const [name, section] of Object.entries({
   collector,
   gateway,
   volume,
+  coldstart,
 })) {
   if (!want(name)) continue;
   const t = Date.now();

@@ -47,6 +47,19 @@ export const SDK_V1_RANGE = '>=1.10.2 <2';
 /** Supported `@modelcontextprotocol/client` / `server` versions. */
 export const SDK_V2_RANGE = '>=2.0.0 <3';
 
+/**
+ * The packages the module definitions hook, by name: the register entry limits OpenTelemetry's
+ * ES module loader hook to these (`src/register/loader-hook.ts`).
+ */
+export const INSTRUMENTED_PACKAGES = {
+  sdkV1: '@modelcontextprotocol/sdk',
+  client: '@modelcontextprotocol/client',
+  server: '@modelcontextprotocol/server',
+  aiSdk: '@ai-sdk/mcp',
+  fastmcp: 'fastmcp',
+  tmcp: 'tmcp',
+} as const;
+
 const V1_PROTOCOL = {
   cjs: '@modelcontextprotocol/sdk/dist/cjs/shared/protocol',
   esm: '@modelcontextprotocol/sdk/dist/esm/shared/protocol.js',
@@ -146,7 +159,7 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     // CommonJS, require-in-the-middle cannot resolve 1.x's broken root export, so enable()
     // adds a hook on the internal file names instead.
     const v1 = new InstrumentationNodeModuleDefinition(
-      '@modelcontextprotocol/sdk',
+      INSTRUMENTED_PACKAGES.sdkV1,
       [SDK_V1_RANGE],
       undefined,
       undefined,
@@ -165,7 +178,7 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
         ),
       ],
     );
-    const v2 = ['@modelcontextprotocol/client', '@modelcontextprotocol/server'].map(
+    const v2 = [INSTRUMENTED_PACKAGES.client, INSTRUMENTED_PACKAGES.server].map(
       (name) =>
         new InstrumentationNodeModuleDefinition(
           name,
@@ -176,13 +189,13 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     );
     // The AI SDK's client: a version outside the range is said once instead of passed over.
     const aiSdk = new InstrumentationNodeModuleDefinition(
-      '@ai-sdk/mcp',
+      INSTRUMENTED_PACKAGES.aiSdk,
       [AI_SDK_MCP_RANGE],
       (m: ModuleExports, version?: string) => this._patchAiSdk(m, version),
       (m: ModuleExports) => this._unpatchAiSdk(m),
     );
     const aiSdkOther = new InstrumentationNodeModuleDefinition(
-      '@ai-sdk/mcp',
+      INSTRUMENTED_PACKAGES.aiSdk,
       [AI_SDK_MCP_OUTSIDE],
       (m: ModuleExports, version?: string) => {
         this._warnOnce(aiSdkNotInstrumented(version, 'version'));
@@ -192,13 +205,13 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
     // Server frameworks beside the SDK: fastmcp (over SDK 1.x, whose tool errors it flattens
     // before the SDK sees them) and tmcp (its own MCP implementation).
     const fastmcp = new InstrumentationNodeModuleDefinition(
-      'fastmcp',
+      INSTRUMENTED_PACKAGES.fastmcp,
       [FASTMCP_RANGE],
       (m: ModuleExports, version?: string) => this._patchFastMcp(m, version),
       (m: ModuleExports) => this._unpatchExport(m, 'FastMCPSession', FASTMCP_SESSION_METHODS),
     );
     const tmcp = new InstrumentationNodeModuleDefinition(
-      'tmcp',
+      INSTRUMENTED_PACKAGES.tmcp,
       [TMCP_RANGE],
       (m: ModuleExports, version?: string) => this._patchTmcp(m, version),
       (m: ModuleExports) => this._unpatchExport(m, 'McpServer', TMCP_SERVER_METHODS),

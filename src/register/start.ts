@@ -220,7 +220,7 @@ export function traceExporterFromEnv(
 let started: NodeSDK | undefined;
 
 /** One line on stderr: configuration mistakes must be visible without any diag logger set up. */
-function warn(message: string): void {
+export function warn(message: string): void {
   process.stderr.write(`@omcp/instrumentation-mcp: ${message}\n`);
 }
 

@@ -4,19 +4,37 @@ import { PACKAGE_NAME } from '../version.js';
 
 type HookClass = new (modules: string[], hookFn: () => void) => { unhook(): void };
 
+/** What this package uses of import-in-the-middle's main module. */
+export interface ImportInTheMiddle {
+  Hook: HookClass;
+  /** Absent from copies older than the loader's include list fed by `Hook` calls. */
+  createAddHookMessageChannel?: () => {
+    registerOptions: { data: Record<string, unknown>; transferList: unknown[] };
+    waitForAllMessagesAcknowledged: () => Promise<void>;
+  };
+}
+
 /** A module of its own URL: only a loader that wraps every import sees it. */
 const PROBE = 'data:text/javascript,export const omcpEsmHookProbe = 1;';
 
+/** `text` matched literally inside a regular expression. */
+export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** The probe's URL as a loader's include list takes it (it takes no `data:` strings). */
+export const ESM_HOOK_PROBE_PATTERN = new RegExp(`^${escapeRegExp(PROBE)}$`);
+
 /**
- * `Hook` of the import-in-the-middle copy that this package's `@opentelemetry/instrumentation`
- * patches ES modules with, resolved as the application resolves this package.
+ * The import-in-the-middle copy that this package's `@opentelemetry/instrumentation` patches ES
+ * modules with: resolved from `from` (a file of this package), or as the application resolves
+ * this package.
  */
-function instrumentationHook(): HookClass | undefined {
+export function instrumentationIitm(from?: string): ImportInTheMiddle | undefined {
   try {
-    const app = createRequire(join(process.cwd(), 'package.json'));
-    const self = app.resolve(`${PACKAGE_NAME}/package.json`);
+    const self =
+      from ??
+      createRequire(join(process.cwd(), 'package.json')).resolve(`${PACKAGE_NAME}/package.json`);
     const instrumentation = createRequire(self).resolve('@opentelemetry/instrumentation');
-    return (createRequire(instrumentation)('import-in-the-middle') as { Hook: HookClass }).Hook;
+    return createRequire(instrumentation)('import-in-the-middle') as ImportInTheMiddle;
   } catch {
     return undefined;
   }
@@ -28,7 +46,7 @@ function instrumentationHook(): HookClass | undefined {
  * under a hook of the instrumentation's own copy. `undefined` when that copy cannot be found.
  */
 export async function esmLoaderHookActive(): Promise<boolean | undefined> {
-  const Hook = instrumentationHook();
+  const Hook = instrumentationIitm()?.Hook;
   if (Hook === undefined) return undefined;
   let seen = false;
   const hook = new Hook([PROBE], () => {

@@ -1,0 +1,98 @@
+/**
+ * The cold-start section of `npm run bench` at a tiny scale (one round): every row starts the
+ * server and gets the tool's answer, the register entry and the NodeSDK path export the server's
+ * spans to a local OTLP receiver, and the table, the profile by package and the target's verdict
+ * are printed. The figures mean nothing at this scale; what is checked is that the section
+ * measures what it says.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const NAME = 'coldstart-smoke';
+const ROWS = [
+  'bare',
+  'register',
+  'register-all',
+  'nodesdk',
+  'sdk-node',
+  'loader-hook',
+  'traceloop',
+];
+
+interface Record {
+  coldstart: {
+    pairs: number;
+    ms: { [row: string]: number[] };
+    rows: { [row: string]: { median: number; over?: number; interval?: [number, number] } };
+    checked: { [row: string]: { answer: string; spans: string[] } };
+    profiles: { [row: string]: { profiles: number; rows: Array<{ owner: string; ms: number }> } };
+  };
+  targets: Array<{ name: string; verdict: string }>;
+}
+
+const clean = (): void => {
+  for (const ext of ['json', 'txt'])
+    rmSync(`${root}/bench/results/${NAME}.${ext}`, { force: true });
+};
+
+describe('npm run bench, cold-start section (tiny scale)', () => {
+  afterAll(clean);
+
+  it('every row answers, the instrumented rows export the server spans, and the target gets a verdict', () => {
+    if (!existsSync(`${root}/dist/esm/index.js`))
+      throw new Error('dist/ is missing: the benchmark runs the built package (npm run build)');
+    clean();
+    const run = spawnSync(process.execPath, ['bench/run.mjs'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        BENCH_ONLY: 'coldstart',
+        BENCH_COLDSTART_PAIRS: '1',
+        BENCH_RESULTS_NAME: NAME,
+      },
+      encoding: 'utf8',
+      timeout: 220_000,
+    });
+    expect(run.error).toBeUndefined();
+    // Exit 1 is "the target does not hold" (expected at this scale on a loaded machine).
+    expect([0, 1], run.stderr).toContain(run.status);
+    expect(run.stderr).toBe('');
+    const out = run.stdout;
+    expect(out).toContain('## Cold start');
+    expect(out).toMatch(/load average before: \d/);
+
+    const record = JSON.parse(readFileSync(`${root}/bench/results/${NAME}.json`, 'utf8')) as Record;
+    const c = record.coldstart;
+    expect(Object.keys(c.rows)).toEqual(ROWS);
+    for (const row of ROWS) {
+      // The checking run and the timed run of each row got the tool's answer.
+      expect(c.checked[row]?.answer, row).toBe('cold');
+      expect(c.ms[row], row).toHaveLength(1);
+      expect(c.ms[row]![0], row).toBeGreaterThan(0);
+      expect(out, row).toMatch(new RegExp(`^check ${row}: answer "cold"`, 'm'));
+    }
+    // The register entry and the NodeSDK path trace the server (its tools/call span reached
+    // the receiver); sdk-node alone and the no-op hook instrument nothing.
+    for (const row of ['register', 'register-all', 'nodesdk'])
+      expect(c.checked[row]?.spans, row).toContain('tools/call echo');
+    for (const row of ['bare', 'sdk-node', 'loader-hook'])
+      expect(c.checked[row]?.spans).toEqual([]);
+    // Each row but bare is read against bare, round by round.
+    for (const row of ROWS.slice(1)) {
+      const r = c.rows[row]!;
+      expect(r.over, row).toBeCloseTo(c.ms[row]![0]! - c.ms.bare![0]!, 6);
+      expect(r.interval, row).toHaveLength(2);
+      expect(out, row).toMatch(/ms \(95% interval -?\d+ to -?\d+\)/);
+    }
+    // The profile by package: both starts profiled, this package's own code among the owners.
+    expect(c.profiles.bare?.profiles).toBeGreaterThan(0);
+    expect(c.profiles.register?.rows.map((r) => r.owner)).toContain('@omcp/instrumentation-mcp');
+    expect(out).toContain('CPU self time by package');
+    const verdict = record.targets.find((t) => t.name.startsWith('cold start: the register entry'));
+    expect(['PASS', 'FAIL', 'UNCLEAR']).toContain(verdict?.verdict);
+    expect(out).toMatch(/^(PASS|FAIL|UNCLEAR) +cold start: the register entry adds ≤ 150 ms/m);
+  }, 240_000);
+});
