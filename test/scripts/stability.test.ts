@@ -63,7 +63,7 @@ describe('docs/stability.md', () => {
     const text = readFileSync(join(ROOT, 'src/semconv.ts'), 'utf8');
     const experimental = [
       ...text.matchAll(/@experimental \*\/ export const (?:ATTR|METRIC|EVENT)_\w+ =\s*'([^']+)'/g),
-    ].map((m) => m[1]);
+    ].map((m) => m[1] ?? '');
     expect(experimental.length).toBeGreaterThan(0);
     const levelOf = new Map(
       rows('stability-names').map(([name = '', , level = '']) => [name, level]),
