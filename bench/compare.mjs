@@ -11,8 +11,8 @@
 // and reads REGRESSION, SAME or FASTER at ±5 % (bench/lib/verdicts.mjs), or UNCLEAR.
 //
 // A and B: a commit (anything `git rev-parse` takes; exported with `git archive` into
-// /tmp/omcp-compare/<sha> with this tree's node_modules linked in, built there with its own
-// build script, and kept for the next run), `worktree` (this tree's sources, built now) or `dist`
+// /tmp/omcp-compare/<sha> with this tree's node_modules linked in, its ES modules built there
+// with its own compiler settings, and kept for the next run), `worktree` (this tree's sources, built now) or `dist`
 // (this tree's dist/ as it was last built). Each build's dist/esm is then copied under
 // bench/.compare/, so that both resolve every dependency to this tree's files and each is a module
 // instance of its own even when A and B are the same build.
@@ -82,15 +82,19 @@ function buildOf(spec) {
       stdio: 'inherit',
     });
     if (tar.status !== 0) stop(`could not export ${sha} with git archive`);
-    // The commit's own build script, run against this tree's dependencies.
+    // The ES modules half of the build (all the comparison loads), with the commit's own
+    // compiler settings and this tree's dependencies.
     symlinkSync(`${root}/node_modules`, `${partial}/node_modules`);
     console.log(`building ${spec} (${sha.slice(0, 12)}) in ${dir}...`);
-    const built = spawnSync(process.execPath, ['scripts/build.mjs'], {
-      cwd: partial,
-      stdio: 'inherit',
-    });
+    const tsc = `${root}/node_modules/typescript/bin/tsc`;
+    const built = spawnSync(
+      process.execPath,
+      [tsc, '-p', 'tsconfig.build.json', '--outDir', 'dist/esm'],
+      { cwd: partial, stdio: 'inherit' },
+    );
     if (built.status !== 0 || !existsSync(`${partial}/dist/esm/index.js`))
       stop(`${spec} (${sha.slice(0, 12)}) does not build: see the compiler's output above`);
+    writeFileSync(`${partial}/dist/esm/package.json`, '{ "type": "module" }\n');
     rmSync(dir, { recursive: true, force: true });
     renameSync(partial, dir);
   }
