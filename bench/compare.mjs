@@ -3,24 +3,27 @@
 // client/server pair in manual mode (`instrumentClient` / `instrumentServer` patch those objects,
 // not the SDK's prototypes, so the two builds cannot step on each other), beside an uninstrumented
 // pair, against one copy of the SDK and of OpenTelemetry. Every round runs a short run of calls
-// through each pair in a shuffled order, so the builds alternate call run by call run and share
-// every burst of the machine's noise; separate processes would not do: two processes of the same
-// code settle on JIT and heap states further apart than a 5 % change. Several such processes, each
-// connecting the pairs in another order; B / A is the ratio of their overheads over the baseline
-// (1 + the median of B's per-round differences to A over A's overhead) with a 95 % interval that resamples processes, then rounds,
-// and reads REGRESSION, SAME or FASTER at ±5 % (bench/lib/verdicts.mjs), or UNCLEAR.
+// through each pair in a shuffled order, so the builds alternate run by run and share every burst
+// of the machine's noise; one process per build would not do: two processes of the same code
+// settle on JIT and heap states further apart than a 5 % change. Several such processes, the
+// build loaded first and the order the pairs connect in changing between them. B / A is 1 + the
+// median of B's per-round differences to A over A's overhead (the median of A's per-round
+// differences to the baseline), with a 95 % interval that resamples processes, then rounds; it
+// reads REGRESSION, SAME or FASTER at ±5 % (bench/lib/verdicts.mjs), or UNCLEAR.
 //
-// A and B: a commit (anything `git rev-parse` takes; exported with `git archive` into
-// /tmp/omcp-compare/<sha> with this tree's node_modules linked in, its ES modules built there
-// with its own compiler settings, and kept for the next run), `worktree` (this tree's sources, built now) or `dist`
-// (this tree's dist/ as it was last built). Each build's dist/esm is then copied under
+// A and B: a commit (anything `git rev-parse` takes: exported with `git archive` into
+// /tmp/omcp-compare/<sha> with this tree's node_modules linked in, its ES modules built there with
+// its own compiler settings, kept for the next run), `worktree` (this tree's sources, built now)
+// or `dist` (this tree's dist/ as it was last built). Each build's dist/esm is then copied under
 // bench/.compare/, so that both resolve every dependency to this tree's files and each is a module
 // instance of its own even when A and B are the same build.
 //
 // Settings: COMPARE_PROCESSES (8), COMPARE_CALLS (calls per pair and scenario in each process,
-// 4000), COMPARE_WARMUP (calls per pair before them, as many up to 3000). COMPARE_SLOWDOWN (the smoke test's): B's pair burns this fraction of its own overhead in
-// every call, a real slowdown the comparison must find. Exit code 0 on SAME or FASTER, 1 on
-// REGRESSION, 3 on UNCLEAR, 2 when a build cannot be made. The full record is written to
+// 4000), COMPARE_WARMUP (calls per pair before them; as many, up to 3000), COMPARE_MAX_PROCESSES
+// (12: while a reading is UNCLEAR, two more processes at a time up to this many). COMPARE_SLOWDOWN
+// (the smoke test's): B's pair burns this fraction of its own overhead in every call, a real
+// slowdown the comparison must find. Exit code 0 on SAME or FASTER, 1 on REGRESSION, 3 on UNCLEAR,
+// 2 when a build cannot be made or measured. The full record goes to
 // bench/results/runs/compare.json (not committed).
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -34,7 +37,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { blockOf, changeInterval, median } from './lib/stats.mjs';
+import { changeInterval, median } from './lib/stats.mjs';
 import { CHANGE_TOLERANCE, changeVerdict, overallChange } from './lib/verdicts.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -43,6 +46,7 @@ const CACHE = '/tmp/omcp-compare';
 const processes = Math.max(2, Number(process.env.COMPARE_PROCESSES ?? '8'));
 const calls = String(Math.max(200, Number(process.env.COMPARE_CALLS ?? '4000')));
 const warmup = String(Math.min(3000, Number(process.env.COMPARE_WARMUP ?? calls)));
+const maxProcesses = Math.max(processes, Number(process.env.COMPARE_MAX_PROCESSES ?? '12'));
 const slowdown = process.env.COMPARE_SLOWDOWN;
 
 /** Stops the run with one line saying what to do. */
@@ -108,32 +112,41 @@ function stage(dist, dir) {
   cpSync(`${dist}/esm`, `${dir}/esm`, { recursive: true });
 }
 
-/** Runs the in-process processes; returns their records. */
+/** Runs measuring process `p`; returns its record. */
+function measureOne(dirs, p) {
+  process.stdout.write(`process ${p + 1}/${Math.max(processes, p + 1)}\r`);
+  const run = spawnSync(process.execPath, [here('./lib/inprocess.mjs')], {
+    cwd: here('.'),
+    env: {
+      ...process.env,
+      BENCH_INPROC_VARIANTS: 'baseline',
+      // The build loaded first alternates, and each two processes connect the pairs from another
+      // one: which module instance comes first, or sits where, must not count.
+      BENCH_INPROC_DISTS: p % 2 === 0 ? `a=${dirs.a},b=${dirs.b}` : `b=${dirs.b},a=${dirs.a}`,
+      BENCH_INPROC_ORDER: String(Math.floor(p / 2) % 3),
+      BENCH_INPROC_CALLS: calls,
+      BENCH_INPROC_WARMUP: warmup,
+      BENCH_INPROC_SLOWDOWN: slowdown === undefined ? '' : `b=${slowdown}`,
+    },
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  if (run.status !== 0)
+    throw new Error(
+      `a measuring process failed (does each build export McpInstrumentation with instrumentClient?): ${run.stderr.trim().split('\n').slice(-3).join(' ')}`,
+    );
+  return JSON.parse(run.stdout.trim().split('\n').pop());
+}
+
+/**
+ * Runs the measuring processes; while a reading is UNCLEAR after them, two more at a time (one of
+ * each load order) up to COMPARE_MAX_PROCESSES. Returns their records.
+ */
 function measure(dirs) {
   const runs = [];
-  for (let p = 0; p < processes; p++) {
-    process.stdout.write(`process ${p + 1}/${processes}\r`);
-    const run = spawnSync(process.execPath, [here('./lib/inprocess.mjs')], {
-      cwd: here('.'),
-      env: {
-        ...process.env,
-        BENCH_INPROC_VARIANTS: 'baseline',
-        // The build loaded first alternates: which module instance comes first must not count.
-        BENCH_INPROC_DISTS: p % 2 === 0 ? `a=${dirs.a},b=${dirs.b}` : `b=${dirs.b},a=${dirs.a}`,
-        BENCH_INPROC_CALLS: calls,
-        BENCH_INPROC_WARMUP: warmup,
-        BENCH_INPROC_ORDER: String(blockOf(p, processes, 3)),
-        BENCH_INPROC_SLOWDOWN: slowdown === undefined ? '' : `b=${slowdown}`,
-      },
-      encoding: 'utf8',
-      maxBuffer: 1 << 28,
-    });
-    if (run.status !== 0)
-      throw new Error(
-        `a measuring process failed (does each build export McpInstrumentation with instrumentClient?): ${run.stderr.trim().split('\n').slice(-3).join(' ')}`,
-      );
-    runs.push(JSON.parse(run.stdout.trim().split('\n').pop()));
-  }
+  while (runs.length < processes) runs.push(measureOne(dirs, runs.length));
+  while (runs.length + 2 <= maxProcesses && readingOf(runs) === 'UNCLEAR')
+    for (let k = 0; k < 2; k++) runs.push(measureOne(dirs, runs.length));
   return runs;
 }
 
@@ -142,7 +155,7 @@ function scenarioOf(runs, scenario) {
   const flat = (v) => runs.flatMap((r) => r[scenario][v]);
   const [a, b, base] = [flat('a'), flat('b'), flat('baseline')];
   const over = (x) => median(x.map((t, i) => t - base[i]));
-  const interval = changeInterval(b, a, base, processes);
+  const interval = changeInterval(b, a, base, runs.length);
   return {
     baselineNs: median(base),
     aNs: over(a),
@@ -152,6 +165,11 @@ function scenarioOf(runs, scenario) {
     reading: changeVerdict(interval),
     burnNs: slowdown === undefined ? undefined : median(runs.map((r) => r.burns[scenario])),
   };
+}
+
+/** The reading of both scenarios together. */
+function readingOf(runs) {
+  return overallChange(['ok', 'fail'].map((s) => scenarioOf(runs, s).reading));
 }
 
 const [specA, specB] = process.argv.slice(2);
@@ -175,13 +193,13 @@ const loadAfter = os.loadavg();
 const us = (ns) => (ns / 1000).toFixed(1);
 const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
 const scenarios = { ok: scenarioOf(runs, 'ok'), fail: scenarioOf(runs, 'fail') };
-const reading = overallChange(Object.values(scenarios).map((s) => s.reading));
+const reading = readingOf(runs);
 const seconds = Math.round((Date.now() - started) / 1000);
 
 console.log(`A = ${builds.a.name}`);
 console.log(`B = ${builds.b.name}`);
 console.log(
-  `${processes} processes of ${calls} calls per pair and scenario, in runs of ${runs[0].block}, the pairs in a shuffled order each round; overhead = median of per-round differences to the baseline; load average ${load(loadBefore)} before, ${load(loadAfter)} after${slowdown === undefined ? '' : `; B slowed by ${slowdown} of its overhead (COMPARE_SLOWDOWN)`}`,
+  `${runs.length} processes of ${calls} calls per pair and scenario, in runs of ${runs[0].block}, the pairs in a shuffled order each round; overhead = median of per-round differences to the baseline; load average ${load(loadBefore)} before, ${load(loadAfter)} after${slowdown === undefined ? '' : `; B slowed by ${slowdown} of its overhead (COMPARE_SLOWDOWN)`}`,
 );
 console.log('');
 console.log('scenario      baseline µs   A +µs   B +µs   B / A  (95% interval)  reading');
@@ -199,7 +217,7 @@ writeFileSync(
       date: new Date().toISOString(),
       a: builds.a,
       b: builds.b,
-      processes,
+      processes: runs.length,
       calls: Number(calls),
       slowdown,
       loadAverage: { before: loadBefore, after: loadAfter },

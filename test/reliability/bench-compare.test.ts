@@ -3,8 +3,8 @@
  * built package against itself reads SAME, and against itself with a deliberate slowdown of 20 %
  * of its overhead (real CPU burnt in every measured call of build B, COMPARE_SLOWDOWN) reads
  * REGRESSION, with a ratio near the one the burn implies. Four processes of 1,500 calls per pair
- * and scenario instead of the default eight of 4,000: enough to separate 0 from 20 %, well inside
- * the ±5 % a SAME needs.
+ * and scenario instead of the default eight of 4,000, and, while a reading is UNCLEAR (a loaded
+ * machine), two more at a time up to twelve: more pairs rather than longer runs.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,7 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const SMALL = { COMPARE_PROCESSES: '4', COMPARE_CALLS: '1500', COMPARE_WARMUP: '1000' };
+const SMALL = {
+  COMPARE_PROCESSES: '4',
+  COMPARE_MAX_PROCESSES: '12',
+  COMPARE_CALLS: '1500',
+  COMPARE_WARMUP: '1000',
+};
 
 interface Scenario {
   aNs: number;
@@ -34,7 +39,7 @@ function compare(env: Record<string, string>) {
     cwd: root,
     env: { ...process.env, ...SMALL, ...env },
     encoding: 'utf8',
-    timeout: 150_000,
+    timeout: 480_000,
   });
   expect(run.error).toBeUndefined();
   expect(run.stderr).toBe('');
@@ -54,7 +59,7 @@ describe('npm run bench:compare (small scale)', () => {
     const { run, record } = compare({});
     expect(run.stdout).toContain('compare: SAME (B against A at ±5 %');
     expect(run.status).toBe(0);
-    expect(record.processes).toBe(4);
+    expect(record.processes).toBeGreaterThanOrEqual(4);
     for (const s of Object.values(record.scenarios)) {
       expect(s.reading).toBe('SAME');
       expect(s.interval[0]).toBeGreaterThanOrEqual(0.95);
@@ -64,7 +69,7 @@ describe('npm run bench:compare (small scale)', () => {
     // Each scenario's row, with the reading the record holds.
     for (const name of ['ok', 'fail'])
       expect(run.stdout).toMatch(new RegExp(`^memory/${name} .* SAME$`, 'm'));
-  }, 160_000);
+  }, 500_000);
 
   it('reads REGRESSION for the same build slowed by 20 % of its overhead', () => {
     const { run, record } = compare({ COMPARE_SLOWDOWN: '0.2' });
@@ -77,5 +82,5 @@ describe('npm run bench:compare (small scale)', () => {
       expect(s.burnNs).toBeGreaterThan(0);
       expect(Math.abs(s.ratio - (1 + (s.burnNs ?? 0) / s.aNs))).toBeLessThan(0.1);
     }
-  }, 160_000);
+  }, 500_000);
 });
