@@ -70,15 +70,30 @@ function verdicts(r) {
   ].join('\n');
 }
 
+/** When each section ran (a run of some sections refreshes only theirs), with the load then. */
+function runs(r) {
+  const dates =
+    r.sectionDates ?? Object.fromEntries(Object.keys(r.sectionSeconds).map((k) => [k, r.date]));
+  const byDate = new Map();
+  for (const [k, d] of Object.entries(dates)) {
+    const when = d.slice(0, 16).replace('T', ' ');
+    byDate.set(when, [...(byDate.get(when) ?? []), k]);
+  }
+  return [...byDate]
+    .map(([when, names]) => {
+      const load = names.map((n) => r.sectionLoad?.[n]).filter((l) => l !== undefined);
+      const loadText =
+        load.length === 0 ? '' : `, load average ${load.map((l) => l.toFixed(1)).join(' / ')}`;
+      return `${names.map((n) => `${n} (${r.sectionSeconds[n]} s)`).join(', ')} ran ${when} UTC${loadText}`;
+    })
+    .join('; ');
+}
+
 /** The Markdown block of a summary record. */
 export function resultsMarkdown(r) {
   const m = r.machine;
   const v = r.versions;
-  const load = (l) => (l === undefined ? '?' : l.map((n) => n.toFixed(1)).join(' '));
-  const sections = Object.entries(r.sectionSeconds)
-    .map(([k, n]) => `${k} ${n} s`)
-    .join(', ');
-  const runLine = `Run of ${r.date.slice(0, 16).replace('T', ' ')} UTC on ${m.cpus} vCPU ${m.cpu}, ${m.memGiB} GiB, Node ${m.node.slice(1)}, shared with other work (load average ${load(r.loadAverage?.before)} at the start, ${load(r.loadAverage?.after)} at the end). \`@modelcontextprotocol/sdk\` ${v['@modelcontextprotocol/sdk']}, OpenTelemetry SDK ${v['@opentelemetry/sdk-trace-base']}, \`autotel-mcp-instrumentation\` ${v['autotel-mcp-instrumentation']}, \`@traceloop/instrumentation-mcp\` ${v['@traceloop/instrumentation-mcp']}. ${r.elapsedSeconds} s in all (${sections}).`;
+  const runLine = `${m.cpus} vCPU ${m.cpu}, ${m.memGiB} GiB, Node ${m.node.slice(1)}, shared with other work. \`@modelcontextprotocol/sdk\` ${v['@modelcontextprotocol/sdk']}, OpenTelemetry SDK ${v['@opentelemetry/sdk-trace-base']}, \`autotel-mcp-instrumentation\` ${v['autotel-mcp-instrumentation']}, \`@traceloop/instrumentation-mcp\` ${v['@traceloop/instrumentation-mcp']}. Sections: ${runs(r)}.`;
   return [START, runLine, inprocess(r), verdicts(r), END]
     .filter((block) => block !== undefined)
     .join('\n\n');

@@ -151,9 +151,12 @@ function versions() {
 }
 
 /** `result`: true/false, or a verdict ('PASS', 'FAIL', 'UNCLEAR') from an interval. */
+/** The section running now: each target and comparison names the section it came from. */
+let running;
+
 function target(name, result, detail) {
   const verdict = typeof result === 'string' ? result : result ? 'PASS' : 'FAIL';
-  results.targets.push({ name, ok: verdict === 'PASS', verdict, detail });
+  results.targets.push({ name, ok: verdict === 'PASS', verdict, detail, section: running });
 }
 
 /** This package's rows (and the references); every other row is a peer. */
@@ -171,7 +174,7 @@ const isOurs = (v) =>
  * this package's own row, the same code in two rows.
  */
 const comparisons = [];
-const compare = (name, detail) => comparisons.push({ name, detail });
+const compare = (name, detail) => comparisons.push({ name, detail, section: running });
 
 /**
  * The separate-process comparisons of one scenario: this package against the mission floor, the
@@ -866,6 +869,9 @@ for (const [name, section] of Object.entries({
 })) {
   if (!want(name)) continue;
   const t = Date.now();
+  running = name;
+  (results.sectionDates ??= {})[name] = new Date(t).toISOString();
+  (results.sectionLoad ??= {})[name] = os.loadavg()[0];
   await section();
   results.sectionSeconds[name] = Math.round((Date.now() - t) / 1000);
 }
@@ -884,25 +890,33 @@ say(
   `\n${results.targets.filter((t) => t.ok).length}/${results.targets.length} targets hold; ${results.elapsedSeconds} s`,
 );
 results.loadAverage.after = os.loadavg();
-// A partial run (a section, some variants or transports) never replaces the full record. Full
-// records go to bench/results/runs/ (not committed); a full run also writes the compact summary
-// that docs/performance.md is made from (bench/results/summary.json, committed).
-const partial = [
-  'BENCH_ONLY',
+// Full records go to bench/results/runs/ (not committed). A full run writes the compact summary
+// docs/performance.md is made from (bench/results/summary.json, committed); a run of some
+// sections at full scale (BENCH_ONLY alone) refreshes those sections in it; any other partial run
+// (variants, transports, scale, rounds, another build) leaves it alone.
+const scaled = [
   'BENCH_VARIANTS',
   'BENCH_TRANSPORTS',
   'BENCH_SCALE',
   'BENCH_ROUNDS',
   'BENCH_BEFORE_DIST',
 ].some((k) => process.env[k] !== undefined);
+const partial = scaled || only !== undefined;
 const file = partial ? './results/runs/partial' : './results/runs/latest';
 mkdirSync(here('./results/runs'), { recursive: true });
 writeFileSync(here(`${file}.json`), `${JSON.stringify(results, null, 2)}\n`);
 // The report from the first section on (the peers' install log is not part of it).
 const first = report.findIndex((l) => l.startsWith('\n## ') || l.startsWith('## '));
 writeFileSync(here(`${file}.txt`), `${report.slice(first).join('\n').trim()}\n`);
-if (!partial) writeFileSync(here('./results/summary.json'), summaryJson(results));
+const summaryFile = here('./results/summary.json');
+if (!scaled) {
+  const previous =
+    only !== undefined && existsSync(summaryFile)
+      ? JSON.parse(readFileSync(summaryFile, 'utf8'))
+      : undefined;
+  writeFileSync(summaryFile, summaryJson(results, previous));
+}
 say(
-  `results: bench/${file.slice(2)}.json, bench/${file.slice(2)}.txt${partial ? '' : ', bench/results/summary.json'}`,
+  `results: bench/${file.slice(2)}.json, bench/${file.slice(2)}.txt${scaled ? '' : ', bench/results/summary.json'}`,
 );
 process.exitCode = results.targets.every((t) => t.ok) ? 0 : 1;

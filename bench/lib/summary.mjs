@@ -65,9 +65,32 @@ export function summarize(results) {
   return out;
 }
 
-/** The text of bench/results/summary.json: `summarize(results)`, figures to five digits. */
-export function summaryJson(results) {
+/**
+ * `previous` with the sections `fresh` ran replaced by fresh's: their figures, targets,
+ * comparisons, times and dates; the rest of `previous` as it was. The date and machine are the
+ * fresh run's; each section keeps the date it ran (`sectionDates`).
+ */
+export function mergeSummary(previous, fresh) {
+  const ran = Object.keys(fresh.sectionSeconds);
+  const out = { ...previous, ...fresh };
+  const keep = (list) => (list ?? []).filter((x) => !ran.includes(x.section));
+  out.targets = [...keep(previous.targets), ...fresh.targets];
+  out.comparisons = [...keep(previous.comparisons), ...(fresh.comparisons ?? [])];
+  out.sectionSeconds = { ...previous.sectionSeconds, ...fresh.sectionSeconds };
+  out.sectionDates = { ...previous.sectionDates, ...fresh.sectionDates };
+  out.sectionLoad = { ...previous.sectionLoad, ...fresh.sectionLoad };
+  out.elapsedSeconds = Object.values(out.sectionSeconds).reduce((a, b) => a + b, 0);
+  return out;
+}
+
+/**
+ * The text of bench/results/summary.json: `summarize(results)` (merged into `previous` when the
+ * run refreshed some sections of it), figures to five digits.
+ */
+export function summaryJson(results, previous) {
+  const fresh = summarize(results);
+  const record = previous === undefined ? fresh : mergeSummary(previous, fresh);
   const round = (_k, v) =>
     typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(5)) : v;
-  return `${JSON.stringify(summarize(results), round, 1)}\n`;
+  return `${JSON.stringify(record, round, 1)}\n`;
 }
