@@ -2,7 +2,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-results/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'test-results/**',
+      // Copies of built packages the bench makes and removes (bench:compare, bench:knockouts).
+      'bench/.compare/**',
+      'bench/.knockouts/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -179,6 +179,12 @@ const started = Date.now();
 const builds = { a: buildOf(specA), b: buildOf(specB) };
 const staging = here(`./.compare/${process.pid}`);
 const dirs = { a: `${staging}/a`, b: `${staging}/b` };
+// Stopped part way (Ctrl-C, a test's timeout): the copies go all the same.
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.once(signal, () => {
+    rmSync(staging, { recursive: true, force: true });
+    process.exit(130);
+  });
 const loadBefore = os.loadavg();
 let runs;
 try {

@@ -16,7 +16,7 @@ const SMALL = {
   COMPARE_PROCESSES: '4',
   COMPARE_MAX_PROCESSES: '12',
   COMPARE_CALLS: '1500',
-  COMPARE_WARMUP: '1000',
+  COMPARE_WARMUP: '300',
 };
 
 interface Scenario {
@@ -39,7 +39,7 @@ function compare(env: Record<string, string>) {
     cwd: root,
     env: { ...process.env, ...SMALL, ...env },
     encoding: 'utf8',
-    timeout: 480_000,
+    timeout: 600_000,
   });
   expect(run.error).toBeUndefined();
   expect(run.stderr).toBe('');
@@ -69,7 +69,7 @@ describe('npm run bench:compare (small scale)', () => {
     // Each scenario's row, with the reading the record holds.
     for (const name of ['ok', 'fail'])
       expect(run.stdout).toMatch(new RegExp(`^memory/${name} .* SAME$`, 'm'));
-  }, 500_000);
+  }, 620_000);
 
   it('reads REGRESSION for the same build slowed by 20 % of its overhead', () => {
     const { run, record } = compare({ COMPARE_SLOWDOWN: '0.2' });
@@ -82,5 +82,5 @@ describe('npm run bench:compare (small scale)', () => {
       expect(s.burnNs).toBeGreaterThan(0);
       expect(Math.abs(s.ratio - (1 + (s.burnNs ?? 0) / s.aNs))).toBeLessThan(0.1);
     }
-  }, 500_000);
+  }, 620_000);
 });
