@@ -72,7 +72,8 @@ describe('npm run bench (tiny scale)', () => {
         BENCH_PROCESSES: '2',
       },
       encoding: 'utf8',
-      timeout: 240_000,
+      // Generous: on a loaded shared machine the tiny run takes several minutes.
+      timeout: 600_000,
     });
     // Exit 1 is "some target does not hold" (expected at this scale), or a crash: the report
     // checks below tell them apart.
@@ -81,9 +82,16 @@ describe('npm run bench (tiny scale)', () => {
     const results = JSON.parse(readFileSync(`${root}/bench/results/runs/partial.json`, 'utf8'));
     const variants: string[] = results.overhead.variants;
     const lines = run.stdout.split('\n');
+    // The separate-process table (the in-process one, printed first, has rows of the same names).
+    const tableAt = lines.findIndex((l) => l.startsWith('## Per-call CPU cost'));
+    expect(tableAt).toBeGreaterThan(0);
+    const table = lines.slice(
+      tableAt,
+      lines.findIndex((l, i) => i > tableAt && l.startsWith('## ')),
+    );
     for (const scenario of SCENARIOS)
       for (const v of scenario.startsWith('http') ? HTTP_ROWS : variants) {
-        const row = lines.find((l) => l.startsWith(scenario) && l.split(/\s+/)[1] === v);
+        const row = table.find((l) => l.startsWith(scenario) && l.split(/\s+/)[1] === v);
         expect(row, `${scenario} ${v}`).toBeDefined();
         const measured: Row = results.overhead.table[scenario][v];
         expect(row!.endsWith(`  ${measured.spans.shape}`), row).toBe(true);
@@ -207,7 +215,7 @@ describe('npm run bench (tiny scale)', () => {
       );
       expect(compared).toContain(`${scenario}: omcp-client overhead / traceloop (own row)`);
     }
-    expect(names.some((n) => /^(memory|stdio|http)\/(ok|fail): /.test(n))).toBe(false);
+    expect(names.some((n) => /^(memory|stdio|http)\/(ok|fail): \S+ overhead/.test(n))).toBe(false);
     const comparisonsAt = run.stdout.indexOf('## Comparisons, not targets');
     const comparisonLines = run.stdout
       .slice(comparisonsAt, run.stdout.indexOf('## Targets'))
@@ -240,7 +248,7 @@ describe('npm run bench (tiny scale)', () => {
     expect(text.trimEnd().split('\n').at(-1)).toMatch(/^\d+\/\d+ targets hold; \d+ s$/);
     // The retry timer is real: no attempt may start before retryNotBefore at any scale.
     expect(results.retry.early).toBe(0);
-  }, 300_000);
+  }, 620_000);
 
   it('prices every knock-out against an unmodified copy, each edit still matching the build', () => {
     // npm run bench:knockouts at a tiny scale: every knock-out's edits must apply to dist/ exactly
