@@ -10,6 +10,9 @@ export default tseslint.config(
       'test-results/**',
       'register/*.d.ts',
       'register/*.d.cts',
+      // Copies of built packages the bench makes and removes (bench:compare, bench:knockouts).
+      'bench/.compare/**',
+      'bench/.knockouts/**',
     ],
   },
   js.configs.recommended,

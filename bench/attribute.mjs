@@ -12,7 +12,7 @@
 // (3), ATTRIBUTE_INTERVAL (sampling interval in µs, 100). Writes
 // bench/results/attribution.{txt,json} unless ATTRIBUTE_PARTIAL=1.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -205,5 +205,7 @@ for (const tool of ['ok', 'fail']) {
 }
 if (process.env.ATTRIBUTE_PARTIAL !== '1') {
   writeFileSync(here('./results/attribution.txt'), `${lines.join('\n')}\n`);
-  writeFileSync(here('./results/attribution.json'), `${JSON.stringify(results, null, 1)}\n`);
+  // The full profile is not committed: the printed report is.
+  mkdirSync(here('./results/runs'), { recursive: true });
+  writeFileSync(here('./results/runs/attribution.json'), `${JSON.stringify(results, null, 1)}\n`);
 }

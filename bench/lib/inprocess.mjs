@@ -16,6 +16,7 @@ import { missionFloor } from './mission-floor.mjs';
 import { beforeProblem, manualVariant } from './variants.mjs';
 import { setupOtel } from './otel.mjs';
 import { connectInMemory } from './server.mjs';
+import { slowdownSpec, slowedVariant } from './slowdown.mjs';
 
 const otel = setupOtel();
 const manual = (config, Instrumentation = McpInstrumentation) =>
@@ -51,6 +52,18 @@ for (const spec of (process.env.BENCH_INPROC_DISTS ?? '').split(',').filter(Bool
   const url = pathToFileURL(join(dir, 'esm', 'index.js'));
   variants[name] = manual(undefined, (await import(url.href)).McpInstrumentation);
 }
+// BENCH_INPROC_SLOWDOWN (`name=fraction`, the smoke test of bench/compare.mjs): that pair burns
+// CPU in each call, the fraction of its own overhead measured after the warmup.
+const slowdown = slowdownSpec(process.env.BENCH_INPROC_SLOWDOWN);
+let slowed;
+if (slowdown !== undefined) {
+  if (variants[slowdown.name] === undefined || variants.baseline === undefined) {
+    console.error(`bench: BENCH_INPROC_SLOWDOWN names ${slowdown.name}, not a pair of this run`);
+    process.exit(2);
+  }
+  slowed = slowedVariant(variants[slowdown.name]);
+  variants[slowdown.name] = slowed.variant;
+}
 const names = Object.keys(variants);
 // The pairs are connected (and their objects made) in an order that rotates with
 // BENCH_INPROC_ORDER, and the shuffle seed with it, so that no variant owes its figure to where it
@@ -61,7 +74,8 @@ for (const v of names.map((_, i) => names[(i + shift) % names.length]))
   clients[v] = await connectInMemory(variants[v], 'bench-client');
 
 const N = Number(process.env.BENCH_INPROC_CALLS ?? '10000');
-const WARMUP = Math.min(3000, N);
+/** Calls through every pair before the measured rounds (BENCH_INPROC_WARMUP). */
+const WARMUP = Number(process.env.BENCH_INPROC_WARMUP ?? Math.min(3000, N));
 /**
  * Calls of one variant in a row. A call made right after another variant's pays for the switch
  * (its code and data are no longer in the caches), and one call at a time would charge that to
@@ -70,10 +84,31 @@ const WARMUP = Math.min(3000, N);
  */
 const BLOCK = Math.max(1, Math.min(25, Math.floor(N / 20)));
 
+/** The median of `rounds` runs' differences of the median call of `v` to the baseline's (ns). */
+async function overheadOf(call, v, rounds) {
+  const run = new Float64Array(BLOCK);
+  const medianCall = async (x) => {
+    for (let k = 0; k < BLOCK; k++) {
+      const start = process.hrtime.bigint();
+      await call(x);
+      run[k] = Number(process.hrtime.bigint() - start);
+    }
+    return run.sort()[BLOCK >> 1];
+  };
+  const d = [];
+  for (let r = 0; r < rounds; r++) d.push((await medianCall(v)) - (await medianCall('baseline')));
+  return d.sort((a, b) => a - b)[d.length >> 1];
+}
+
 /** Per variant, the median call of each of its runs (ns), round by round. */
 async function measure(tool) {
   const call = (v) => clients[v].callTool({ name: tool, arguments: {} });
   for (let i = 0; i < WARMUP; i++) for (const v of names) await call(v);
+  if (slowed !== undefined) {
+    slowed.state.ns = 0;
+    slowed.state.ns = slowdown.fraction * (await overheadOf(call, slowdown.name, 24));
+    burns[tool] = slowed.state.ns;
+  }
   let seed = 777 + shift;
   const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
   const blocks = Object.fromEntries(names.map((v) => [v, []]));
@@ -104,7 +139,9 @@ async function measure(tool) {
   return blocks;
 }
 
-const out = { calls: N, block: BLOCK, variants: names, order: shift };
+/** Per scenario, the CPU burnt in each call of the slowed pair (ns). */
+const burns = {};
+const out = { calls: N, block: BLOCK, variants: names, order: shift, burns };
 for (const tool of ['ok', 'fail']) out[tool] = await measure(tool);
 console.log(JSON.stringify(out));
 process.exit(0);

@@ -63,3 +63,17 @@ export function ratioInterval(x, y, bx, by = bx, clusters = 1) {
 export function differenceInterval(x, y, clusters = 1) {
   return bootstrap(x.length, clusters, (draw) => median(draw.map((j) => x[j] - y[j])));
 }
+
+/**
+ * 95 % interval of 1 + median(x - y) / median(y - by): x's overhead over y's as a ratio, read off
+ * the paired differences of x and y themselves (bench/compare.mjs). Their baseline enters only
+ * the scale, so its noise barely moves the ratio, where the ratio of two overheads over it
+ * (ratioInterval) carries that noise twice.
+ */
+export function changeInterval(x, y, by, clusters = 1) {
+  return bootstrap(
+    x.length,
+    clusters,
+    (draw) => 1 + median(draw.map((j) => x[j] - y[j])) / median(draw.map((j) => y[j] - by[j])),
+  );
+}

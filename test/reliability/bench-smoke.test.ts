@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const JUDGED = ['memory/ok', 'memory/fail', 'stdio/ok', 'stdio/fail'];
-const SCENARIOS = [...JUDGED, 'http/ok', 'http/fail'];
+const LOCAL = ['memory/ok', 'memory/fail', 'stdio/ok', 'stdio/fail'];
+const SCENARIOS = [...LOCAL, 'http/ok', 'http/fail'];
 const HTTP_ROWS = ['baseline', 'floor', 'mission-floor', 'omcp'];
 /** This package's rows and the floors: each must produce the spans it is expected to. */
 const ours = (v: string) =>
@@ -55,7 +55,7 @@ describe('npm run bench (tiny scale)', () => {
       throw new Error('dist/ is missing: the benchmark runs the built package (npm run build)');
     // A report left by an earlier run must not stand in for this one's.
     for (const ext of ['json', 'txt'])
-      rmSync(`${root}/bench/results/partial.${ext}`, { force: true });
+      rmSync(`${root}/bench/results/runs/partial.${ext}`, { force: true });
     const run = spawnSync(process.execPath, ['bench/run.mjs'], {
       cwd: root,
       env: {
@@ -72,18 +72,26 @@ describe('npm run bench (tiny scale)', () => {
         BENCH_PROCESSES: '2',
       },
       encoding: 'utf8',
-      timeout: 240_000,
+      // Generous: on a loaded shared machine the tiny run takes several minutes.
+      timeout: 600_000,
     });
     // Exit 1 is "some target does not hold" (expected at this scale), or a crash: the report
     // checks below tell them apart.
     expect(run.error).toBeUndefined();
     expect([0, 1], run.stderr).toContain(run.status);
-    const results = JSON.parse(readFileSync(`${root}/bench/results/partial.json`, 'utf8'));
+    const results = JSON.parse(readFileSync(`${root}/bench/results/runs/partial.json`, 'utf8'));
     const variants: string[] = results.overhead.variants;
     const lines = run.stdout.split('\n');
+    // The separate-process table (the in-process one, printed first, has rows of the same names).
+    const tableAt = lines.findIndex((l) => l.startsWith('## Per-call CPU cost'));
+    expect(tableAt).toBeGreaterThan(0);
+    const table = lines.slice(
+      tableAt,
+      lines.findIndex((l, i) => i > tableAt && l.startsWith('## ')),
+    );
     for (const scenario of SCENARIOS)
       for (const v of scenario.startsWith('http') ? HTTP_ROWS : variants) {
-        const row = lines.find((l) => l.startsWith(scenario) && l.split(/\s+/)[1] === v);
+        const row = table.find((l) => l.startsWith(scenario) && l.split(/\s+/)[1] === v);
         expect(row, `${scenario} ${v}`).toBeDefined();
         const measured: Row = results.overhead.table[scenario][v];
         expect(row!.endsWith(`  ${measured.spans.shape}`), row).toBe(true);
@@ -164,9 +172,12 @@ describe('npm run bench (tiny scale)', () => {
           inprocRows.some((l) => l.startsWith(scenario) && l.split(/\s+/)[1] === v),
           `${scenario} ${v}`,
         ).toBe(true);
+    // CPU per call is judged in one process: its two ratios are targets; the second pair of the
+    // same code is a comparison.
     const compared: string[] = results.comparisons.map((c: { name: string }) => c.name);
+    const judged: string[] = results.targets.map((t: { name: string }) => t.name);
     for (const scenario of ['memory/ok', 'memory/fail']) {
-      expect(compared).toContain(
+      expect(judged).toContain(
         `${scenario}, in one process: omcp overhead ≤ 1.15 × mission floor overhead`,
       );
       expect(compared).toContain(
@@ -191,18 +202,28 @@ describe('npm run bench (tiny scale)', () => {
         lines.some((l) => l.startsWith(scenario) && l.split(/\s+/)[1] === 'mission-floor'),
       ).toBe(true);
 
+    // The separate-process rows are context: printed as comparisons with their figures, never
+    // as targets, and no comparison carries a verdict word.
     const names: string[] = results.targets.map((t: { name: string }) => t.name);
-    for (const scenario of JUDGED) {
-      expect(names).toContain(`${scenario}: omcp overhead ≤ 1.15 × mission floor overhead`);
+    for (const scenario of LOCAL) {
+      expect(compared).toContain(`${scenario}: omcp overhead / mission floor overhead`);
       if (scenario.endsWith('/ok'))
-        expect(names).toContain(`${scenario}: omcp overhead ≤ 1.25 × floor overhead`);
-      expect(names).toContain(`${scenario}: omcp overhead < autotel`);
-      expect(names).toContain(
-        `${scenario}: omcp-client-spans overhead < traceloop (same output: client spans only)`,
+        expect(compared).toContain(`${scenario}: omcp overhead / floor overhead`);
+      expect(compared).toContain(`${scenario}: omcp overhead / autotel`);
+      expect(compared).toContain(
+        `${scenario}: omcp-client-spans overhead / traceloop (same output: client spans only)`,
       );
+      expect(compared).toContain(`${scenario}: omcp-client overhead / traceloop (own row)`);
     }
-    // Over HTTP the rows are printed, not judged.
-    expect(names.some((n) => n.startsWith('http/'))).toBe(false);
+    expect(names.some((n) => /^(memory|stdio|http)\/(ok|fail): \S+ overhead/.test(n))).toBe(false);
+    const comparisonsAt = run.stdout.indexOf('## Comparisons, not targets');
+    const comparisonLines = run.stdout
+      .slice(comparisonsAt, run.stdout.indexOf('## Targets'))
+      .split('\n')
+      .slice(1)
+      .filter((l) => l.trim() !== '');
+    expect(comparisonLines.length).toBe(results.comparisons.length);
+    for (const l of comparisonLines) expect(l, l).not.toMatch(/\b(PASS|FAIL|UNCLEAR|SAME|APART)\b/);
     for (const scenario of ['memory/ok', 'memory/fail'])
       expect(names).toContain(
         `${scenario}: omcp bytes allocated per call ≤ 1.15 × mission floor's (over baseline)`,
@@ -222,12 +243,12 @@ describe('npm run bench (tiny scale)', () => {
       results.targets.length,
     );
     // The report is written beside the JSON, from its first section to the count of targets.
-    const text = readFileSync(`${root}/bench/results/partial.txt`, 'utf8');
-    expect(text.startsWith('## Per-call CPU cost')).toBe(true);
+    const text = readFileSync(`${root}/bench/results/runs/partial.txt`, 'utf8');
+    expect(text.startsWith('## In one process')).toBe(true);
     expect(text.trimEnd().split('\n').at(-1)).toMatch(/^\d+\/\d+ targets hold; \d+ s$/);
     // The retry timer is real: no attempt may start before retryNotBefore at any scale.
     expect(results.retry.early).toBe(0);
-  }, 300_000);
+  }, 620_000);
 
   it('prices every knock-out against an unmodified copy, each edit still matching the build', () => {
     // npm run bench:knockouts at a tiny scale: every knock-out's edits must apply to dist/ exactly

@@ -39,7 +39,7 @@ describe('npm run bench, the gateway section (tiny scale)', () => {
     if (!existsSync(`${root}/dist/esm/cli/mcp-failure-proxy.js`))
       throw new Error('dist/ is missing: the gateway section runs the built proxy (npm run build)');
     for (const ext of ['json', 'txt'])
-      rmSync(`${root}/bench/results/${RECORD}.${ext}`, { force: true });
+      rmSync(`${root}/bench/results/runs/${RECORD}.${ext}`, { force: true });
     const run = spawnSync(process.execPath, ['bench/run.mjs'], {
       cwd: root,
       env: {
@@ -72,7 +72,7 @@ describe('npm run bench, the gateway section (tiny scale)', () => {
           ),
         );
     }
-    const record = JSON.parse(readFileSync(`${root}/bench/results/${RECORD}.json`, 'utf8')) as {
+    const record = JSON.parse(readFileSync(`${root}/bench/results/runs/${RECORD}.json`, 'utf8')) as {
       gateway: {
         settings: { calls: Record<string, number> };
         rounds: Record<string, Record<string, Run[]>>;

@@ -32,7 +32,7 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
         'dist/ is missing: the volume section runs the built package (npm run build)',
       );
     for (const ext of ['json', 'txt'])
-      rmSync(`${root}/bench/results/${RECORD}.${ext}`, { force: true });
+      rmSync(`${root}/bench/results/runs/${RECORD}.${ext}`, { force: true });
     const run = spawnSync(process.execPath, ['bench/run.mjs'], {
       cwd: root,
       env: {
@@ -63,7 +63,7 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
               `\\n(PASS|FAIL|UNCLEAR) +volume ${e}/${s}: ${ours} span bytes per call < ${peer}'s`,
             ),
           );
-    const record = JSON.parse(readFileSync(`${root}/bench/results/${RECORD}.json`, 'utf8')) as {
+    const record = JSON.parse(readFileSync(`${root}/bench/results/runs/${RECORD}.json`, 'utf8')) as {
       volume: {
         summary: {
           cells: Record<string, Record<string, Record<'ok' | 'fail', Cell>>>;

@@ -1,0 +1,45 @@
+// A deliberate slowdown of one in-process pair, for the smoke test of `npm run bench:compare`
+// (BENCH_INPROC_SLOWDOWN=name=fraction): real CPU burnt inside each measured call of that pair,
+// before the instrumented client's callTool runs, sized as a fraction of that pair's own overhead
+// over the baseline as measured in the same process just before. Nothing in the package's code is
+// touched, so it survives any restructure, and the compare has to find it by measuring.
+
+/** Spins for `ns` nanoseconds of wall time (on one thread with nothing to wait for, CPU time). */
+function burn(ns) {
+  if (ns <= 0) return;
+  const end = process.hrtime.bigint() + BigInt(Math.round(ns));
+  while (process.hrtime.bigint() < end);
+}
+
+/**
+ * `variant` with a burn in front of its client's callTool; `burn.ns` starts at 0 and is set by
+ * whoever calibrates it (bench/lib/inprocess.mjs, after its warmup).
+ */
+export function slowedVariant(variant) {
+  const state = { ns: 0 };
+  return {
+    state,
+    variant: {
+      ...variant,
+      client(c, ...rest) {
+        const instrumented = variant.client(c, ...rest);
+        const callTool = instrumented.callTool.bind(instrumented);
+        instrumented.callTool = (...args) => {
+          burn(state.ns);
+          return callTool(...args);
+        };
+        return instrumented;
+      },
+    },
+  };
+}
+
+/** `name=fraction` of BENCH_INPROC_SLOWDOWN, or undefined. */
+export function slowdownSpec(spec) {
+  if (spec === undefined || spec === '') return undefined;
+  const [name, fraction] = spec.split('=');
+  const f = Number(fraction);
+  if (name === undefined || name === '' || !(f > 0))
+    throw new Error(`BENCH_INPROC_SLOWDOWN=${spec}: expected name=fraction, e.g. b=0.2`);
+  return { name, fraction: f };
+}
