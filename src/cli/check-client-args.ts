@@ -1,5 +1,6 @@
 /** Argument reading shared by `check client` and `check proxy`. */
 import { parseArgs } from 'node:util';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** A command line that cannot be used; the message is one line. */
 export class CheckUsageError extends Error {}
@@ -27,9 +28,7 @@ export function parseCheckArgs(
   try {
     parsed = parseArgs({ args: [...own], allowPositionals: true, strict: true, options });
   } catch (error) {
-    throw new CheckUsageError(
-      error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error),
-    );
+    throw new CheckUsageError(firstLineOf(error));
   }
   const values = parsed.values as CheckArgs['values'];
   const extra = parsed.positionals.slice(2);

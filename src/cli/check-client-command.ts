@@ -36,7 +36,8 @@ import {
 } from './check-client-args.js';
 import { ChildStartError, startChild, substitute } from './check-client-run.js';
 import { readCallLog, startScriptedHttp, type ScriptedHttpServer } from './check-client-serve.js';
-import { CHECK_EXIT, firstLineOf, writeReport } from './check-common.js';
+import { CHECK_EXIT, writeReport } from './check-common.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** What the command needs from the outside world besides child processes. */
 export interface CheckClientIo {

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** How the child ended. */
 export interface ChildRun {
@@ -79,7 +80,7 @@ export function startChild(
       clearTimeout(deadline);
       reject(
         new ChildStartError(
-          `cannot start '${command}': ${error.code === 'ENOENT' ? 'no such command' : (error.message.split('\n', 1)[0] ?? '')}`,
+          `cannot start '${command}': ${error.code === 'ENOENT' ? 'no such command' : firstLineOf(error)}`,
         ),
       );
     });

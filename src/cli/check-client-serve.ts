@@ -22,6 +22,7 @@ import {
 import { isRecord } from '../shared/safe.js';
 import { createRequestGuard, refusalOf } from '../proxy/http-guard.js';
 import { refusalBody } from '../proxy/http-limits.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** Serves `handler` on newline-delimited JSON-RPC until `input` ends. */
 export function serveStdio(
@@ -210,8 +211,7 @@ export async function runServeScripted(
     tools = scriptedToolsOf(values.script, values['run-id'] ?? 'manual', values.vectors);
     log = values.log;
   } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
-    io.stderr(`mcp-failures: ${text.split('\n', 1)[0] ?? ''}\n`);
+    io.stderr(`mcp-failures: ${firstLineOf(error)}\n`);
     return 2;
   }
   const onCall = (call: ScriptedCall): void => {

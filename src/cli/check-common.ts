@@ -1,13 +1,8 @@
 /** What the three `mcp-failures check` commands share: exit codes, error lines, the JSON report. */
+import { firstLineOf } from '../shared/first-line.js';
 
 /** Exit codes of every check: 0 each exercised rule passed, 1 a rule failed, 2 usage or connection. */
 export const CHECK_EXIT = Object.freeze({ pass: 0, fail: 1, error: 2 });
-
-/** The first line of an error's message: what every check prints on stderr. */
-export function firstLineOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
-}
 
 /**
  * Writes `json` to `path` as the check's report; on failure says so in one line and resolves

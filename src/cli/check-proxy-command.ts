@@ -42,7 +42,8 @@ import {
   type ScriptedHttpServer,
 } from './check-client-serve.js';
 import { httpWire, stdioWire, type WireSession } from './check-proxy-wire.js';
-import { CHECK_EXIT, firstLineOf, writeReport } from './check-common.js';
+import { CHECK_EXIT, writeReport } from './check-common.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** What the command needs from the outside world besides child processes and sockets. */
 export interface CheckProxyIo {

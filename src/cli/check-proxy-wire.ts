@@ -6,6 +6,7 @@
 import type { CallAnswer } from '../check/server.js';
 import { envelopeHeaders, withEnvelope } from '../shared/envelope.js';
 import { isRecord } from '../shared/safe.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** An open JSON-RPC connection to the intermediary. */
 export interface WireSession {
@@ -162,8 +163,7 @@ export function httpWire(
         }
         return answer;
       } catch (error) {
-        const text = error instanceof Error ? error.message : String(error);
-        return { kind: 'no-answer', detail: text.split('\n', 1)[0] ?? '' };
+        return { kind: 'no-answer', detail: firstLineOf(error) };
       }
     },
     async notify(method, params) {

@@ -20,7 +20,8 @@ import {
   type CheckTarget,
 } from './check-server-session.js';
 import { isHttpUrl } from './url.js';
-import { CHECK_EXIT, firstLineOf, writeReport } from './check-common.js';
+import { CHECK_EXIT, writeReport } from './check-common.js';
+import { firstLineOf } from '../shared/first-line.js';
 export { CHECK_EXIT } from './check-common.js';
 
 /** Everything the command does to the outside world. */
@@ -85,9 +86,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       },
     });
   } catch (error) {
-    throw new UsageError(
-      error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error),
-    );
+    throw new UsageError(firstLineOf(error));
   }
   const { values, positionals } = parsed;
   if (values.help === true) return 'help';

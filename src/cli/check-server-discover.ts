@@ -6,6 +6,7 @@
  * peer dependency, and without it the report says so.
  */
 import type { CheckTarget } from './check-server-session.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** The revision that negotiates extensions. */
 export const DISCOVER_REVISION = '2026-07-28';
@@ -13,11 +14,6 @@ export const DISCOVER_REVISION = '2026-07-28';
 /** What the discovery found: the capabilities, or why there are none to look at (one line). */
 export type DiscoverOutcome =
   { kind: 'discovered'; capabilities: unknown } | { kind: 'unavailable'; why: string };
-
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
-}
 
 /** Connects to `target` at 2026-07-28, reads the server's capabilities, disconnects. */
 export async function discoverCapabilities(
@@ -58,7 +54,7 @@ export async function discoverCapabilities(
     await client.connect(transport, { timeout: timeoutMs });
     return { kind: 'discovered', capabilities: client.getServerCapabilities() };
   } catch (error) {
-    return { kind: 'unavailable', why: `${DISCOVER_REVISION} not offered: ${firstLine(error)}` };
+    return { kind: 'unavailable', why: `${DISCOVER_REVISION} not offered: ${firstLineOf(error)}` };
   } finally {
     await client.close().catch(() => undefined);
   }

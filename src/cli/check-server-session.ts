@@ -12,6 +12,7 @@ import { declaresExtension } from '../tool-failure/declaration.js';
 import { discoverCapabilities } from './check-server-discover.js';
 import { REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 import { PACKAGE_VERSION } from '../version.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** The server to check. */
 export type CheckTarget =
@@ -38,11 +39,6 @@ export class CheckConnectionError extends Error {
   }
 }
 
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
-}
-
 async function loadClientSdk() {
   try {
     const [client, types, stdio, http] = await Promise.all([
@@ -54,7 +50,7 @@ async function loadClientSdk() {
     return { client, types, stdio, http };
   } catch (error) {
     throw new CheckConnectionError(
-      `cannot load the MCP SDK 1.x (@modelcontextprotocol/sdk, a peer dependency): ${firstLine(error)}`,
+      `cannot load the MCP SDK 1.x (@modelcontextprotocol/sdk, a peer dependency): ${firstLineOf(error)}`,
     );
   }
 }
@@ -111,14 +107,14 @@ export async function connectToServer(
   } catch (error) {
     void client.close().catch(() => undefined);
     const said = lastStderrLine === '' ? '' : ` (server stderr: ${lastStderrLine})`;
-    throw new CheckConnectionError(`cannot connect to ${where}: ${firstLine(error)}${said}`);
+    throw new CheckConnectionError(`cannot connect to ${where}: ${firstLineOf(error)}${said}`);
   } finally {
     clearTimeout(timer);
   }
   const lost = (error: unknown): CheckConnectionError => {
     const said = lastStderrLine === '' ? '' : ` (server stderr: ${lastStderrLine})`;
     return new CheckConnectionError(
-      `the connection to ${where} was lost: ${firstLine(error)}${said}`,
+      `the connection to ${where} was lost: ${firstLineOf(error)}${said}`,
     );
   };
 
@@ -137,7 +133,7 @@ export async function connectToServer(
         } catch (error) {
           throw closed
             ? lost(error)
-            : new CheckConnectionError(`tools/list failed: ${firstLine(error)}`);
+            : new CheckConnectionError(`tools/list failed: ${firstLineOf(error)}`);
         }
       } while (cursor !== undefined && names.length < 10_000);
       return names;
@@ -163,7 +159,7 @@ export async function connectToServer(
             ? { kind: 'rpc-error', code: error.code, message }
             : { kind: 'rpc-error', code: error.code, message, data: error.data };
         }
-        return { kind: 'no-answer', detail: firstLine(error) };
+        return { kind: 'no-answer', detail: firstLineOf(error) };
       }
     },
     async declaration() {

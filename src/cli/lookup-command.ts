@@ -31,6 +31,7 @@ import {
   type LookupSpan,
 } from '../lookup/index.js';
 import { isHttpUrl } from './url.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** The subset of a fetch `Response` the command reads. */
 export interface CliResponse {
@@ -143,7 +144,7 @@ function parseOptions(argv: readonly string[], now: number): Options | 'help' {
       },
     });
   } catch (error) {
-    throw usageError(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error));
+    throw usageError(firstLineOf(error));
   }
   const { values, positionals } = parsed;
   if (values.help === true) return 'help';

@@ -12,6 +12,7 @@ import {
 } from '../semconv.js';
 import { failureFields } from './chain.js';
 import type { LookupLogRecord, LookupSpan } from './otlp.js';
+import { firstLine } from '../shared/first-line.js';
 
 /** What to look for; every field given must hold. Times are epoch milliseconds. */
 export interface FailureQuery {
@@ -75,7 +76,7 @@ export function searchFailures(
       code: fields.code,
       correlationId: fields.correlationId ?? span.traceId,
       traceId: span.traceId,
-      message: firstLine(span.status.message),
+      message: summaryLine(span.status.message),
     };
     const seen = best.get(hit.correlationId);
     if (seen === undefined || (seen.span.kind !== 'SERVER' && span.kind === 'SERVER'))
@@ -103,7 +104,7 @@ function messageFromLogs(logs: readonly LookupLogRecord[], traceId: string): str
     if (record.traceId !== traceId) continue;
     if (record.attributes[ATTR_MCP_TOOL_FAILURE_CLASS] === undefined) continue;
     const message = record.attributes[LOG_ATTR_EXCEPTION_MESSAGE] ?? record.body;
-    if (typeof message === 'string') return firstLine(message);
+    if (typeof message === 'string') return summaryLine(message);
   }
   return undefined;
 }
@@ -185,9 +186,9 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-function firstLine(text: string | undefined): string | undefined {
+function summaryLine(text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
-  const line = text.split('\n', 1)[0]?.trim() ?? '';
+  const line = firstLine(text).trim();
   return line === '' ? undefined : line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { ProxyHttpLimits } from './http-limits.js';
 import type { CircuitBreakerOptions } from '../retry/types.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** The HTTP limit flags and the limit each sets (a count, or milliseconds). */
 const LIMIT_FLAGS = Object.freeze({
@@ -162,8 +163,7 @@ export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help
     }));
   } catch (error) {
     // Node's parser explains some mistakes over several lines; the first one says what is wrong.
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ProxyUsageError(message.split('\n')[0] ?? message);
+    throw new ProxyUsageError(firstLineOf(error));
   }
   if (values.help === true) return 'help';
   if ((values.stdio === true) === (values.listen !== undefined))

@@ -6,6 +6,7 @@
  * caller's data is attributed by what is in flight, and never sent where another caller could
  * read it.
  */
+import { firstLine } from '../shared/first-line.js';
 type Params = Record<string, unknown>;
 type Notification = { method: string; params?: Params };
 
@@ -118,7 +119,7 @@ export class Downstreams {
 
 /** Text from the wire as part of one log line: its first line, printable ASCII, at most 300 characters. */
 export function plain(text: string): string {
-  const first = text.split('\n', 1)[0] ?? '';
+  const first = firstLine(text);
   return first.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
 }
 

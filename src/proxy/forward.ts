@@ -4,6 +4,7 @@
  */
 import type { ToolFailureInit } from '../tool-failure/types.js';
 import { isRecord } from '../shared/safe.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** Keys of the W3C trace context that name the caller's span. */
 const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate'];
@@ -166,6 +167,5 @@ export function transportProblemOf(
 }
 
 function messageLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return (text.split('\n', 1)[0] ?? '').slice(0, 200);
+  return firstLineOf(error).slice(0, 200);
 }

@@ -30,6 +30,7 @@ import {
   type ProxyHttpLimits,
   type RefusalReason,
 } from './http-limits.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** A Streamable HTTP endpoint serving a proxy; stop it with `close()`. */
 export interface ProxyHttpEndpoint {
@@ -299,10 +300,10 @@ export async function serveStreamableHttp(
     },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
-        const text = (error instanceof Error ? error.message : String(error)).split('\n', 1)[0];
-        log(`${req.method ?? 'request'} /mcp failed: ${text ?? ''}`);
+        const text = firstLineOf(error);
+        log(`${req.method ?? 'request'} /mcp failed: ${text}`);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end(`mcp-failure-proxy: ${text ?? ''}`);
+        res.end(`mcp-failure-proxy: ${text}`);
       });
     },
   );

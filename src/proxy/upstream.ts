@@ -7,6 +7,7 @@ import { AbortLink } from '../shared/abort-link.js';
 import { CONNECTION_CLOSED, INVALID_PARAMS, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 import { isRecord } from '../shared/safe.js';
 import { isTransientNetworkCode } from '../tool-failure/classify.js';
+import { firstLineOf } from '../shared/first-line.js';
 
 /** Thrown by `UpstreamLink` when the upstream gave no usable answer. */
 export class UpstreamError extends Error {
@@ -49,10 +50,7 @@ function describeProblem(problem: UpstreamProblem): string {
 const MALFORMED = Symbol('malformed upstream message');
 /** The SDK's own codes for a closed connection and a request timeout (not the upstream's). */
 
-function failureMessageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
-}
+const failureMessageOf = firstLineOf;
 
 function isParseError(error: unknown): boolean {
   return error instanceof SyntaxError || (error instanceof Error && /zod/i.test(error.name));

@@ -1,4 +1,5 @@
 /** How long the flush at SIGTERM, SIGINT or `beforeExit` may take before the process goes on. */
+import { firstLineOf } from '../shared/first-line.js';
 export const SHUTDOWN_TIMEOUT_MS = 5_000;
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -64,7 +65,9 @@ export class ExitHandlers {
       timer.unref();
       this.hooks
         .shutdown()
-        .catch((error: unknown) => this.hooks.notice(`telemetry flush failed: ${firstLine(error)}`))
+        .catch((error: unknown) =>
+          this.hooks.notice(`telemetry flush failed: ${firstLineOf(error)}`),
+        )
         .finally(() => {
           clearTimeout(timer);
           this.done = true;
@@ -97,11 +100,7 @@ export class ExitHandlers {
       for (const line of this.hooks.flushSync()) this.hooks.notice(line);
     } catch (error) {
       // The exit goes on whatever happens here: never turn it into a crash.
-      this.hooks.notice(`telemetry not sent at exit: ${firstLine(error)}`);
+      this.hooks.notice(`telemetry not sent at exit: ${firstLineOf(error)}`);
     }
   }
-}
-
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
