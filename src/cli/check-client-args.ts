@@ -1,6 +1,7 @@
 /** Argument reading shared by `check client` and `check proxy`. */
 import { parseArgs } from 'node:util';
 import { firstLineOf } from '../shared/first-line.js';
+import { splitAtDashes } from '../shared/argv.js';
 
 /** A command line that cannot be used; the message is one line. */
 export class CheckUsageError extends Error {}
@@ -17,9 +18,7 @@ export function parseCheckArgs(
   what: string,
   names: readonly string[],
 ): CheckArgs {
-  const dash = argv.indexOf('--');
-  const own = dash === -1 ? argv : argv.slice(0, dash);
-  const command = dash === -1 ? [] : argv.slice(dash + 1);
+  const { own, command } = splitAtDashes(argv);
   const options: Record<string, { type: 'string' } | { type: 'boolean'; short: string }> = {
     help: { type: 'boolean', short: 'h' },
   };

@@ -22,6 +22,7 @@ import {
 import { isHttpUrl } from './url.js';
 import { CHECK_EXIT, writeReport } from './check-common.js';
 import { firstLineOf } from '../shared/first-line.js';
+import { splitAtDashes } from '../shared/argv.js';
 export { CHECK_EXIT } from './check-common.js';
 
 /** Everything the command does to the outside world. */
@@ -67,9 +68,7 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options | 'help' {
-  const dash = argv.indexOf('--');
-  const own = dash === -1 ? argv : argv.slice(0, dash);
-  const command = dash === -1 ? [] : argv.slice(dash + 1);
+  const { own, command, dashed } = splitAtDashes(argv);
   let parsed;
   try {
     parsed = parseArgs({
@@ -99,7 +98,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     throw new UsageError(`unexpected argument '${extra[0]}' (the server command goes after --)`);
   let target: CheckTarget;
   if (values.url !== undefined) {
-    if (dash !== -1) throw new UsageError('give either --url or a command after --, not both');
+    if (dashed) throw new UsageError('give either --url or a command after --, not both');
     if (!isHttpUrl(values.url))
       throw new UsageError(`--url must be an http(s) URL, got '${values.url}'`);
     target = { kind: 'http', url: values.url };

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { ProxyHttpLimits } from './http-limits.js';
 import type { CircuitBreakerOptions } from '../retry/types.js';
 import { firstLineOf } from '../shared/first-line.js';
+import { splitAtDashes } from '../shared/argv.js';
 
 /** The HTTP limit flags and the limit each sets (a count, or milliseconds). */
 const LIMIT_FLAGS = Object.freeze({
@@ -150,9 +151,7 @@ export class ProxyUsageError extends Error {}
 
 /** Parses the arguments after the executable; `'help'` when help was asked for. */
 export function parseProxyArgs(argv: readonly string[]): ProxyCliOptions | 'help' {
-  const dash = argv.indexOf('--');
-  const own = dash === -1 ? [...argv] : argv.slice(0, dash);
-  const command = dash === -1 ? [] : argv.slice(dash + 1);
+  const { own, command } = splitAtDashes(argv);
   let values;
   try {
     ({ values } = parseArgs({

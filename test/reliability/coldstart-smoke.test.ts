@@ -64,7 +64,9 @@ describe('npm run bench, cold-start section (tiny scale)', () => {
     expect(out).toContain('## Cold start');
     expect(out).toMatch(/load average before: \d/);
 
-    const record = JSON.parse(readFileSync(`${root}/bench/results/runs/${NAME}.json`, 'utf8')) as Record;
+    const record = JSON.parse(
+      readFileSync(`${root}/bench/results/runs/${NAME}.json`, 'utf8'),
+    ) as Record;
     const c = record.coldstart;
     expect(Object.keys(c.rows)).toEqual(ROWS);
     for (const row of ROWS) {

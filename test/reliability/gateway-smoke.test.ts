@@ -72,7 +72,9 @@ describe('npm run bench, the gateway section (tiny scale)', () => {
           ),
         );
     }
-    const record = JSON.parse(readFileSync(`${root}/bench/results/runs/${RECORD}.json`, 'utf8')) as {
+    const record = JSON.parse(
+      readFileSync(`${root}/bench/results/runs/${RECORD}.json`, 'utf8'),
+    ) as {
       gateway: {
         settings: { calls: Record<string, number> };
         rounds: Record<string, Record<string, Run[]>>;

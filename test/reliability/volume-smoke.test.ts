@@ -63,7 +63,9 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
               `\\n(PASS|FAIL|UNCLEAR) +volume ${e}/${s}: ${ours} span bytes per call < ${peer}'s`,
             ),
           );
-    const record = JSON.parse(readFileSync(`${root}/bench/results/runs/${RECORD}.json`, 'utf8')) as {
+    const record = JSON.parse(
+      readFileSync(`${root}/bench/results/runs/${RECORD}.json`, 'utf8'),
+    ) as {
       volume: {
         summary: {
           cells: Record<string, Record<string, Record<'ok' | 'fail', Cell>>>;
