@@ -3,12 +3,13 @@
  * wire) sends it: the `_meta` keys every request carries and the HTTP headers that repeat the
  * method and the name (SEP-2243).
  */
-import { PROTOCOL_VERSION_META_KEY } from './record.js';
 import { isRecord } from './safe.js';
 
 /** The revision that has no sessions and no `initialize`. */
 export const MODERN_REVISION = '2026-07-28';
 
+/** The `_meta` key under which 2026-07-28 puts the protocol version in every request. */
+export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 /** Who the client is, in every request of that revision. */
 export const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
 /** What the client can do, in every request of that revision. */

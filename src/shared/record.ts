@@ -18,6 +18,7 @@ import { setFailureAttributes } from './failure-attributes.js';
 import { metricCode } from './metrics.js';
 import { field, ownString, ownValue } from './safe.js';
 import { truncate } from './truncate.js';
+import { PROTOCOL_VERSION_META_KEY } from './envelope.js';
 
 /** What a failing `tools/call` result left for the caller of `recordToolResult`. */
 export interface ToolResultFailure {
@@ -156,9 +157,6 @@ export function negotiatedVersion(protocol: object): string | undefined {
   const recorded = field(protocol, '_negotiatedProtocolVersion');
   return typeof recorded === 'string' && recorded.length > 0 ? recorded : undefined;
 }
-
-/** The `_meta` key under which 2026-07-28 puts the protocol version in every request. */
-export const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 
 /** The version a request names in its own `_meta` (2026-07-28's per-request envelope). */
 export function requestVersion(params: unknown): string | undefined {
