@@ -100,6 +100,22 @@ function operationAttributes(tool, transport, version, id, peer) {
   return a;
 }
 
+/**
+ * The server's name and version and whether it declared the extension, from what the client
+ * holds after connect: the attributes this package puts on every tools/call client span.
+ */
+function serverAttributes(c) {
+  const info = c.getServerVersion?.() ?? {};
+  const extensions = c.getServerCapabilities?.()?.extensions;
+  const entry = extensions?.['io.modelcontextprotocol/toolFailure'];
+  const attributes = {
+    'mcp.tool.failure.peer_declared': typeof entry === 'object' && entry !== null,
+  };
+  if (typeof info.name === 'string') attributes['mcp.tool.call.server.name'] = info.name;
+  if (typeof info.version === 'string') attributes['mcp.tool.call.server.version'] = info.version;
+  return attributes;
+}
+
 /** The histogram's attributes: the span's less the request id, plus the failure's. */
 function durationAttributes(tool, transport, version, failureClass, peer) {
   const a = {
@@ -257,6 +273,8 @@ export function missionFloor({ at = 'tool' } = {}) {
   return {
     client(c, transport, peer) {
       let clientVersion;
+      /** What the client holds of its server once connected, as this package records it. */
+      let server;
       // The negotiated version, read off the one `initialize` response; then out of the way.
       const request = c.request;
       c.request = function (req, ...rest) {
@@ -279,6 +297,8 @@ export function missionFloor({ at = 'tool' } = {}) {
           kind: SpanKind.CLIENT,
           attributes: operationAttributes(tool, transport, clientVersion, id, peer),
         });
+        server ??= serverAttributes(c);
+        span.setAttributes(server);
         const ctx = trace.setSpan(context.active(), span);
         const meta = { ...params._meta };
         propagation.inject(ctx, meta);
