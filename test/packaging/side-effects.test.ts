@@ -18,7 +18,11 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 /** Every file an `exports` entry points at, without the leading `./`. */
 function targets(entry: unknown): string[] {
   if (typeof entry === 'string') return [entry.replace(/^\.\//, '')];
-  if (entry !== null && typeof entry === 'object') return Object.values(entry).flatMap(targets);
+  if (entry !== null && typeof entry === 'object')
+    return Object.entries(entry).flatMap(([condition, target]) =>
+      // Type declarations are read by the compiler, never run: side effects are not theirs.
+      condition === 'types' ? [] : targets(target),
+    );
   return [];
 }
 
