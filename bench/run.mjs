@@ -962,6 +962,9 @@ const scaled = [
   'BENCH_GATEWAY_ROUNDS',
   'BENCH_GATEWAY_LOADS',
   'BENCH_VOLUME_CALLS',
+  'BENCH_COLDSTART_PAIRS',
+  // A record of its own (a smoke test) never refreshes the committed summary.
+  'BENCH_RESULTS_NAME',
 ].some((k) => process.env[k] !== undefined);
 const partial = scaled || only !== undefined;
 // BENCH_RESULTS_NAME names the record of a run that must not meet another's (a smoke test).
