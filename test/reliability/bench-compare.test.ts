@@ -78,9 +78,14 @@ describe('npm run bench:compare (small scale)', () => {
     for (const s of Object.values(record.scenarios)) {
       expect(s.reading).toBe('REGRESSION');
       expect(s.interval[0]).toBeGreaterThan(1.05);
-      // The ratio found is the one the burn implies: B's overhead is A's plus what it burnt.
+      // The ratio found is the one the burn implies: B's overhead is A's plus what it burnt,
+      // within 0.1 plus the width of the interval the comparison itself reports (wider on a
+      // loaded machine, where the burn, calibrated before the run, and A's overhead in the run
+      // drift apart).
       expect(s.burnNs).toBeGreaterThan(0);
-      expect(Math.abs(s.ratio - (1 + (s.burnNs ?? 0) / s.aNs))).toBeLessThan(0.1);
+      const implied = 1 + (s.burnNs ?? 0) / s.aNs;
+      const slack = 0.1 + (s.interval[1] - s.interval[0]);
+      expect(Math.abs(s.ratio - implied)).toBeLessThan(slack);
     }
   }, 620_000);
 });
