@@ -37,6 +37,13 @@ export function keyValueSize(kv) {
   return delimited(delimited(utf8(kv.key)) + delimited(anyValueSize(kv.value)));
 }
 
+/** Protobuf bytes of one span event (Span.events, field 11): time (fixed64), name, attributes. */
+export function eventSize(e) {
+  return delimited(
+    9 + delimited(utf8(e.name)) + (e.attributes ?? []).reduce((a, kv) => a + keyValueSize(kv), 0),
+  );
+}
+
 /** JSON bytes of one element of an OTLP/JSON array, with its separating comma. */
 export const jsonElementSize = (x) => Buffer.byteLength(JSON.stringify(x), 'utf8') + 1;
 
@@ -73,12 +80,7 @@ export function extraFields(failSpan, okSpan) {
     rows.push({
       field: `event ${e.name}`,
       value: (e.attributes ?? []).map((kv) => kv.key).join(', '),
-      // Span.events (field 11): time (fixed64), name, attributes.
-      protobuf: delimited(
-        9 +
-          delimited(utf8(e.name)) +
-          (e.attributes ?? []).reduce((a, kv) => a + keyValueSize(kv), 0),
-      ),
+      protobuf: eventSize(e),
       json: jsonElementSize(e),
     });
   return rows;

@@ -2,6 +2,7 @@
 import { ENCODINGS, SCENARIOS } from './volume-run.mjs';
 import { extraFields } from './volume-bytes.mjs';
 import { attributesOf } from './volume-digest.mjs';
+import { callSpans, exclusiveBytes } from './volume-facts.mjs';
 import { median } from './stats.mjs';
 
 const pad = (s, n) => String(s).padEnd(n);
@@ -146,7 +147,8 @@ function saySampling(say, r, summary, variants) {
 /**
  * Prints the section and records its targets: per encoding and call, this package's span bytes
  * per call below each peer's at the same output (autotel: both sides traced, against `omcp`;
- * Traceloop: client spans only, against `omcp-client-spans`).
+ * Traceloop: client spans only, against `omcp-client-spans`) and at equal information (each
+ * side without the attributes whose fact the other lacks, bench/lib/volume-facts.mjs).
  */
 export function reportVolume(r, { say, target, loadAverage }) {
   const variants = Object.keys(r.runs);
@@ -161,24 +163,43 @@ export function reportVolume(r, { say, target, loadAverage }) {
   sayContents(say, r.runs, variants);
   const extra = sayExtra(say, r.runs, summary);
   const kept = saySampling(say, r, summary, variants);
+  const equal = {};
+  say(
+    '\nat equal information (span bytes per call minus the attributes whose fact the other side does not carry; bench/lib/volume-facts.mjs):',
+  );
   for (const [peer, ours] of Object.entries(SAME_OUTPUT)) {
     if (summary[peer] === undefined) continue;
     for (const e of ENCODINGS)
       for (const s of SCENARIOS) {
         const a = summary[ours][e][s];
         const b = summary[peer][e][s];
+        const mine = callSpans(r.runs[ours].json[s][0].digest);
+        const their = callSpans(r.runs[peer].json[s][0].digest);
+        const onlyA = exclusiveBytes(mine, their);
+        const onlyB = exclusiveBytes(their, mine);
+        const at = (c, only) => ({
+          bytes: c.spans - only[e],
+          range: c.spansRange.map((x) => x - only[e]),
+        });
+        const ea = at(a, onlyA);
+        const eb = at(b, onlyB);
+        ((equal[peer] ??= {})[e] ??= {})[s] = {
+          ours: ea.bytes,
+          peer: eb.bytes,
+          oursOnly: { bytes: onlyA[e], facts: onlyA.facts },
+          peerOnly: { bytes: onlyB[e], facts: onlyB.facts },
+        };
+        say(
+          `  ${e}/${s}: ${ours} ${a.spans.toFixed(0)} − ${onlyA[e]} (${onlyA.facts.join(', ') || 'nothing'}) = ${ea.bytes.toFixed(0)} B; ${peer} ${b.spans.toFixed(0)} − ${onlyB[e]} (${onlyB.facts.join(', ') || 'nothing'}) = ${eb.bytes.toFixed(0)} B`,
+        );
         const verdict =
-          a.spansRange[1] < b.spansRange[0]
-            ? 'PASS'
-            : a.spansRange[0] >= b.spansRange[1]
-              ? 'FAIL'
-              : 'UNCLEAR';
+          ea.range[1] < eb.range[0] ? 'PASS' : ea.range[0] >= eb.range[1] ? 'FAIL' : 'UNCLEAR';
         target(
-          `volume ${e}/${s}: ${ours} span bytes per call < ${peer}'s (same output)`,
+          `volume ${e}/${s}: ${ours} span bytes per call < ${peer}'s (same output, equal information)`,
           verdict,
-          `${a.spans.toFixed(0)} B vs ${b.spans.toFixed(0)} B (ratio ${(a.spans / b.spans).toFixed(2)}; ranges ${a.spansRange.map((x) => x.toFixed(0)).join('–')} and ${b.spansRange.map((x) => x.toFixed(0)).join('–')}); all signals ${a.total.toFixed(0)} B vs ${b.total.toFixed(0)} B`,
+          `${ea.bytes.toFixed(0)} B vs ${eb.bytes.toFixed(0)} B at equal information (ratio ${(ea.bytes / eb.bytes).toFixed(2)}); as sent ${a.spans.toFixed(0)} B vs ${b.spans.toFixed(0)} B; all signals ${a.total.toFixed(0)} B vs ${b.total.toFixed(0)} B`,
         );
       }
   }
-  return { cells: summary, extra, kept };
+  return { cells: summary, extra, kept, equal };
 }

@@ -60,7 +60,7 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
         for (const s of ['ok', 'fail'])
           expect(out).toMatch(
             new RegExp(
-              `\\n(PASS|FAIL|UNCLEAR) +volume ${e}/${s}: ${ours} span bytes per call < ${peer}'s`,
+              `\\n(PASS|FAIL|UNCLEAR) +volume ${e}/${s}: ${ours} span bytes per call < ${peer}'s \\(same output, equal information\\): \\d+ B vs \\d+ B at equal information`,
             ),
           );
     const record = JSON.parse(
@@ -69,6 +69,21 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
       volume: {
         summary: {
           cells: Record<string, Record<string, Record<'ok' | 'fail', Cell>>>;
+          equal: Record<
+            string,
+            Record<
+              string,
+              Record<
+                'ok' | 'fail',
+                {
+                  ours: number;
+                  peer: number;
+                  oursOnly: { bytes: number; facts: string[] };
+                  peerOnly: { bytes: number; facts: string[] };
+                }
+              >
+            >
+          >;
           extra: {
             rows: Array<{ field: string }>;
             listed: Record<string, number>;
@@ -78,7 +93,18 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
         runs: Record<string, { json: Record<'ok' | 'fail', Array<{ sampling: Sampling }>> }>;
       };
     };
-    const { cells, extra } = record.volume.summary;
+    const { cells, extra, equal } = record.volume.summary;
+    // At equal information each side loses exactly the facts the other lacks: Traceloop its
+    // payload, this package what Traceloop does not record; the shared facts stay on both sides.
+    const tl = equal.traceloop?.protobuf?.ok;
+    expect(tl?.peerOnly.facts).toEqual(expect.arrayContaining(['arguments', 'result']));
+    expect(tl?.oursOnly.facts).toEqual(expect.arrayContaining(['protocol version', 'request id']));
+    expect(tl?.oursOnly.facts).not.toContain('tool name');
+    expect((tl?.ours ?? 0) + (tl?.oursOnly.bytes ?? 0)).toBeCloseTo(
+      cells['omcp-client-spans']?.protobuf?.ok.spans ?? 0,
+      6,
+    );
+    expect(tl?.ours).toBeGreaterThan(0);
     for (const e of ENCODINGS) {
       // This package's three signals reached the counter, in both encodings.
       expect(cells.omcp?.[e]?.fail.spans).toBeGreaterThan(0);
