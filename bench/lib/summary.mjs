@@ -44,12 +44,24 @@ function alloc(a) {
   );
 }
 
+/** The gateway section: settings and the per-load table, without the rounds. */
+const gateway = (g) => pick(g, ['settings', 'seconds', 'telemetry', 'summary']);
+
+/** The cold-start section: each row's figure and the profiles, without every start's time. */
+const coldstart = (c) => pick(c, ['pairs', 'rows', 'checked', 'profiles', 'load']);
+
+/** The volume section: the per-call figures, without the runs and their decoded bodies. */
+const volume = (v) => pick(v, ['settings', 'policies', 'summary']);
+
 /** The compact record of `results`. */
 export function summarize(results) {
   const known = {
     inprocess,
     overhead,
     alloc,
+    gateway,
+    coldstart,
+    volume,
     // Their figures are in the targets' details; the rounds stay in the full record.
     scaling: undefined,
     heap: undefined,
