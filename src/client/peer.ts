@@ -15,6 +15,45 @@ export const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 /** The methods whose result carries the server's capabilities. */
 const CAPABILITY_RESULTS = new Set(['initialize', 'server/discover']);
 
+/** A server implementation's name and version as recorded, truncated to `maxLength`. */
+interface Identity {
+  maxLength: number;
+  name: string | undefined;
+  version: string | undefined;
+}
+
+/**
+ * What was read of a `serverInfo` object, by the object: the SDK's client holds one for the
+ * whole connection, so the name and version are read and truncated once, not on every call.
+ * A result's own `serverInfo` (2026-07-28 `_meta`) is a new object each time and is read anew.
+ */
+const identities = new WeakMap<object, Identity>();
+
+/** Whether a capabilities object declares the extension, by the object and the extension key. */
+const declarations = new WeakMap<object, { metaKey: string; declared: boolean }>();
+
+function identityOf(info: Record<string, unknown>, maxLength: number): Identity {
+  const known = identities.get(info);
+  if (known !== undefined && known.maxLength === maxLength) return known;
+  const name = ownString(info, 'name');
+  const version = ownString(info, 'version');
+  const identity = {
+    maxLength,
+    name: name === undefined ? undefined : truncate(name, maxLength),
+    version: version === undefined ? undefined : truncate(version, maxLength),
+  };
+  identities.set(info, identity);
+  return identity;
+}
+
+function declaredIn(capabilities: Record<string, unknown>, metaKey: string): boolean {
+  const known = declarations.get(capabilities);
+  if (known !== undefined && known.metaKey === metaKey) return known.declared;
+  const declared = declaresExtension(capabilities, metaKey);
+  declarations.set(capabilities, { metaKey, declared });
+  return declared;
+}
+
 /**
  * Records on a client span what the client knows of its server: the implementation's name and
  * version (`serverInfo` from the result's `_meta`, the `initialize` result's own field, else
@@ -34,12 +73,11 @@ export function recordPeer(
   let info = ownValue(ownValue(result, '_meta'), SERVER_INFO_META_KEY);
   if (!isRecord(info) && method === 'initialize') info = ownValue(result, 'serverInfo');
   if (!isRecord(info)) info = shape.serverInfoOf(self);
-  const name = ownString(info, 'name');
-  if (name !== undefined)
-    span.setAttribute(ATTR_MCP_TOOL_CALL_SERVER_NAME, truncate(name, maxLength));
-  const version = ownString(info, 'version');
-  if (version !== undefined)
-    span.setAttribute(ATTR_MCP_TOOL_CALL_SERVER_VERSION, truncate(version, maxLength));
+  if (isRecord(info)) {
+    const { name, version } = identityOf(info, maxLength);
+    if (name !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_SERVER_NAME, name);
+    if (version !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_SERVER_VERSION, version);
+  }
 
   const fromResult = CAPABILITY_RESULTS.has(method);
   if (!fromResult && method !== 'tools/call') return;
@@ -47,8 +85,5 @@ export function recordPeer(
     ? ownValue(result, 'capabilities')
     : shape.serverCapabilitiesOf(self);
   if (isRecord(capabilities))
-    span.setAttribute(
-      ATTR_MCP_TOOL_FAILURE_PEER_DECLARED,
-      declaresExtension(capabilities, metaKey),
-    );
+    span.setAttribute(ATTR_MCP_TOOL_FAILURE_PEER_DECLARED, declaredIn(capabilities, metaKey));
 }
