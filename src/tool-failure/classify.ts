@@ -183,6 +183,21 @@ const JSONRPC: Record<number, ErrorClassification> = {
 };
 
 /**
+ * What a user's classifier says of `error`, or `undefined` when it says nothing or throws: a
+ * broken classifier must not break the tool call, so whatever comes next applies instead.
+ */
+export function tryClassifier(
+  classifier: ErrorClassifier,
+  error: unknown,
+): ErrorClassification | undefined {
+  try {
+    return classifier(error);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Maps a thrown error to a tool-failure classification. Pure and total: any input,
  * including non-errors and hostile objects, yields a classification.
  *
@@ -192,12 +207,8 @@ const JSONRPC: Record<number, ErrorClassification> = {
  */
 export function classifyError(error: unknown, options?: ClassifyErrorOptions): ErrorClassification {
   if (options?.classifier !== undefined) {
-    try {
-      const custom = options.classifier(error);
-      if (custom !== undefined) return custom;
-    } catch {
-      // A broken classifier must not break the tool call; the built-in rules apply.
-    }
+    const custom = tryClassifier(options.classifier, error);
+    if (custom !== undefined) return custom;
   }
   try {
     return classifyBuiltIn(error, options?.now ?? Date.now, 0) ?? { ...DEFAULT_CLASSIFICATION };
