@@ -198,8 +198,9 @@ export function tryClassifier(
 }
 
 /**
- * Maps a thrown error to a tool-failure classification. Pure and total: any input,
- * including non-errors and hostile objects, yields a classification.
+ * Maps a thrown error to a tool-failure classification. Total: any input, including non-errors
+ * and hostile objects, yields a classification. Pure but for the clock (`now`, the system clock
+ * by default), read only to turn a `Retry-After` into `retryNotBefore`.
  *
  * Order: the user's classifier, `ToolFailureError`, schema validation errors, HTTP-style
  * statuses, JSON-RPC codes, Node network and system error codes, database driver codes,
