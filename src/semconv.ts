@@ -104,6 +104,11 @@ export const ATTR_MCP_TOOL_CALL_RETRY_DELAY_SOURCE = 'mcp.tool.call.retry.delay_
 export const ATTR_MCP_TOOL_CALL_ACTION = 'mcp.tool.call.action';
 /** Why a failed call was not retried further: see `StopReason`. */
 export const ATTR_MCP_TOOL_CALL_STOP_REASON = 'mcp.tool.call.stop_reason';
+/**
+ * The name of the retry policy's INTERNAL span over every attempt of a logical call, before the
+ * tool's name (`mcp.tool.call {tool}`).
+ */
+export const SPAN_NAME_MCP_TOOL_CALL = 'mcp.tool.call';
 /** Span event recorded for every retry the policy schedules. */
 export const EVENT_MCP_TOOL_CALL_RETRY = 'mcp.tool.call.retry';
 /** State of the tool's circuit (`closed`, `open`, `half_open`); the new state on transitions. */
@@ -156,5 +161,7 @@ export const LOG_ATTR_EXCEPTION_STACKTRACE = 'exception.stacktrace';
 export const LOG_ATTR_EXCEPTION_CAUSE = 'exception.cause';
 /** The HTTP status of a refusal, on `mcp.proxy.refused_requests` (stable HTTP conventions). */
 export const METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE = 'http.response.status_code';
+/** The resource attribute naming the service a span or record came from (read, not emitted). */
+export const RESOURCE_ATTR_SERVICE_NAME = 'service.name';
 /** The SDK's attribute for a metric stream beyond its cardinality limit. */
 export const METRIC_ATTR_OTEL_METRIC_OVERFLOW = 'otel.metric.overflow';

@@ -15,6 +15,7 @@ import {
   ATTR_MCP_TOOL_FAILURE_RETRYABLE,
   ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE,
   ATTR_MCP_TOOL_FAILURE_SOURCE,
+  SPAN_NAME_MCP_TOOL_CALL,
 } from '../semconv.js';
 import type { AttributeValue, LookupLogRecord, LookupSpan } from './otlp.js';
 
@@ -115,7 +116,7 @@ function isChainSpan(span: LookupSpan): boolean {
     a[ATTR_MCP_TOOL_CALL_ATTEMPTS] !== undefined ||
     a[ATTR_MCP_TOOL_FAILURE_CLASS] !== undefined ||
     span.name.startsWith('tools/call') ||
-    span.name.startsWith('mcp.tool.call')
+    span.name.startsWith(SPAN_NAME_MCP_TOOL_CALL)
   );
 }
 
@@ -166,7 +167,7 @@ export function buildFailureChain(spans: readonly LookupSpan[], traceId: string)
       node.role = underServer ? 'proxy-client' : node.attempt !== undefined ? 'attempt' : 'client';
     } else if (
       attributes[ATTR_MCP_TOOL_CALL_ATTEMPTS] !== undefined ||
-      node.span.name.startsWith('mcp.tool.call')
+      node.span.name.startsWith(SPAN_NAME_MCP_TOOL_CALL)
     ) {
       node.role = 'call';
     }

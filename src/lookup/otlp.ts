@@ -3,6 +3,7 @@
  * POST, and what Jaeger's `/api/v3/traces/{id}` returns) into flat, typed spans, and the log
  * records beside them (for a failure whose trace was not sampled). Pure: no I/O.
  */
+import { RESOURCE_ATTR_SERVICE_NAME } from '../semconv.js';
 
 /** An attribute value, decoded from OTLP's `AnyValue`. */
 export type AttributeValue = string | number | boolean | AttributeValue[] | null;
@@ -115,7 +116,7 @@ function decodeEnum<T extends string>(value: Json, names: readonly T[], prefix: 
 /** The `service.name` of an OTLP resource. */
 function serviceOf(resource: Json): string {
   const name = isObject(resource)
-    ? decodeAttributes(resource.attributes)['service.name']
+    ? decodeAttributes(resource.attributes)[RESOURCE_ATTR_SERVICE_NAME]
     : undefined;
   return typeof name === 'string' ? name : 'unknown_service';
 }

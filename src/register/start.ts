@@ -6,6 +6,7 @@ import { McpInstrumentation } from '../instrumentation.js';
 import { ExitGuard, type LineLoader } from './exit-guard.js';
 import { ExitHandlers } from './shutdown.js';
 import { loadClassificationRules } from '../tool-failure/classification-rules.js';
+import { CAPTURE_MESSAGE_CONTENT_ENV, parseEnvFlag } from '../shared/config.js';
 import type { McpInstrumentationConfig } from '../types.js';
 import { onLoaderThread } from './loader-thread.js';
 
@@ -26,12 +27,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
     else warn(`${name}=${raw} is not ${expected}; using the default`);
   };
   const flag = (name: string, apply: (value: boolean) => void): void =>
-    read(
-      name,
-      (v) => (v === 'true' ? true : v === 'false' ? false : undefined),
-      'true or false',
-      apply,
-    );
+    read(name, parseEnvFlag, 'true or false', apply);
   const rate = (name: string, apply: (value: number) => void): void =>
     read(
       name,
@@ -52,10 +48,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrume
   );
   flag('OTEL_INSTRUMENTATION_MCP_RULE_PACKS', (v) => (config.builtInRulePacks = v));
   flag('OTEL_INSTRUMENTATION_MCP_TOOL_RESULT_OUTPUTS', (v) => (config.toolResultOutputs = v));
-  flag(
-    'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
-    (v) => (config.captureToolPayloads = v),
-  );
+  flag(CAPTURE_MESSAGE_CONTENT_ENV, (v) => (config.captureToolPayloads = v));
   const rules = env.OTEL_INSTRUMENTATION_MCP_CLASSIFICATION_RULES?.trim();
   if (rules !== undefined && rules !== '') {
     // Checked now, so a bad rule is said at start (one line each), never at the first failure.

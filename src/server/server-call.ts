@@ -17,6 +17,7 @@ import {
 } from '../semconv.js';
 import { randomTraceLikeId } from '../tool-failure/correlation.js';
 import { isToolFailureError } from '../tool-failure/error.js';
+import { tryClassifier } from '../tool-failure/classify.js';
 import { failureFromClassification } from '../tool-failure/convert.js';
 import { classifyErrorResult, redactedText } from '../tool-failure/from-error-result.js';
 import { readToolFailure, readToolFailureMeta } from '../tool-failure/read.js';
@@ -331,14 +332,8 @@ function classifierFor(
   const pack = config.builtInRulePacks ? rulePackFor(serverNameOf(protocol)) : undefined;
   if (rules === undefined && thrownClass === undefined && pack === undefined) return custom;
   return (error) => {
-    if (custom !== undefined) {
-      try {
-        const classified = custom(error);
-        if (classified !== undefined) return classified;
-      } catch {
-        // A broken classifier must not break the tool call; the rules apply.
-      }
-    }
+    const classified = custom === undefined ? undefined : tryClassifier(custom, error);
+    if (classified !== undefined) return classified;
     const byRule = rules?.classify(error, tool);
     if (byRule !== undefined) return byRule;
     if (error === thrown && thrownClass !== undefined) return { ...thrownClass };

@@ -16,8 +16,7 @@ export function resolveConfig(
   env: NodeJS.ProcessEnv = process.env,
   warn: (message: string) => void = () => {},
 ): ResolvedConfig {
-  const envCapture =
-    env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
+  const envCapture = parseEnvFlag(env[CAPTURE_MESSAGE_CONTENT_ENV] ?? '') ?? false;
   /** The option's value when `valid`, else its default (and a warning when one was given). */
   const checked = <K extends keyof McpInstrumentationConfig, T>(
     option: K,
@@ -89,6 +88,18 @@ export function resolveConfig(
     stackTracesPerSecond: maxStackTraces,
     failureLogsPerSecond: maxFailureLogs,
   };
+}
+
+/** The conventions' variable that turns payload capture on (`captureToolPayloads`). */
+export const CAPTURE_MESSAGE_CONTENT_ENV = 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT';
+
+/**
+ * A switch from the environment, read the one way every entry reads it: `true` or `false` in
+ * any case, blanks around ignored; anything else (blank included) is `undefined`.
+ */
+export function parseEnvFlag(raw: string): boolean | undefined {
+  const value = raw.trim().toLowerCase();
+  return value === 'true' ? true : value === 'false' ? false : undefined;
 }
 
 /** The options that are switches. */

@@ -183,8 +183,24 @@ const JSONRPC: Record<number, ErrorClassification> = {
 };
 
 /**
- * Maps a thrown error to a tool-failure classification. Pure and total: any input,
- * including non-errors and hostile objects, yields a classification.
+ * What a user's classifier says of `error`, or `undefined` when it says nothing or throws: a
+ * broken classifier must not break the tool call, so whatever comes next applies instead.
+ */
+export function tryClassifier(
+  classifier: ErrorClassifier,
+  error: unknown,
+): ErrorClassification | undefined {
+  try {
+    return classifier(error);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Maps a thrown error to a tool-failure classification. Total: any input, including non-errors
+ * and hostile objects, yields a classification. Pure but for the clock (`now`, the system clock
+ * by default), read only to turn a `Retry-After` into `retryNotBefore`.
  *
  * Order: the user's classifier, `ToolFailureError`, schema validation errors, HTTP-style
  * statuses, JSON-RPC codes, Node network and system error codes, database driver codes,
@@ -192,12 +208,8 @@ const JSONRPC: Record<number, ErrorClassification> = {
  */
 export function classifyError(error: unknown, options?: ClassifyErrorOptions): ErrorClassification {
   if (options?.classifier !== undefined) {
-    try {
-      const custom = options.classifier(error);
-      if (custom !== undefined) return custom;
-    } catch {
-      // A broken classifier must not break the tool call; the built-in rules apply.
-    }
+    const custom = tryClassifier(options.classifier, error);
+    if (custom !== undefined) return custom;
   }
   try {
     return classifyBuiltIn(error, options?.now ?? Date.now, 0) ?? { ...DEFAULT_CLASSIFICATION };

@@ -3,6 +3,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromEnv } from '../../src/register/start.js';
+import {
+  CAPTURE_MESSAGE_CONTENT_ENV,
+  parseEnvFlag,
+  resolveConfig,
+} from '../../src/shared/config.js';
 
 describe('zero-code entry: options from the environment', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -85,5 +90,39 @@ describe('zero-code entry: options from the environment', () => {
     expect(lines).toEqual([
       `@omcp/instrumentation-mcp: classification rules ${file}: rule 2 class must be "capability", "reliability" or "governance"; left out\n`,
     ]);
+  });
+});
+
+describe('payload capture from the environment: both entries read it alike', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  const accepted: Array<[string, boolean]> = [
+    ['true', true],
+    ['TRUE', true],
+    [' True ', true],
+    ['false', false],
+    ['FALSE', false],
+    [' false\n', false],
+  ];
+  const rejected = ['', '   ', 'yes', '1', 'on', 'truee', 'maybe'];
+
+  it.each(accepted)('%j is %s for configFromEnv and resolveConfig', (raw, value) => {
+    const env = { [CAPTURE_MESSAGE_CONTENT_ENV]: raw };
+    expect(parseEnvFlag(raw)).toBe(value);
+    expect(configFromEnv(env).captureToolPayloads).toBe(value);
+    expect(resolveConfig({}, env).captureToolPayloads).toBe(value);
+    expect(resolveConfig(configFromEnv(env), env).captureToolPayloads).toBe(value);
+  });
+
+  it.each(rejected)('%j is rejected by both: capture stays off', (raw) => {
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const env = { [CAPTURE_MESSAGE_CONTENT_ENV]: raw };
+    expect(parseEnvFlag(raw)).toBeUndefined();
+    expect(configFromEnv(env)).toEqual({});
+    expect(resolveConfig({}, env).captureToolPayloads).toBe(false);
+  });
+
+  it('names the variable of the conventions', () => {
+    expect(CAPTURE_MESSAGE_CONTENT_ENV).toBe('OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT');
   });
 });

@@ -7,6 +7,7 @@ import {
   classifyError,
   parseRetryAfter,
 } from '../../src/tool-failure/index.js';
+import { tryClassifier } from '../../src/tool-failure/classify.js';
 
 const NOW = 1_800_000_000_000;
 const now = (): number => NOW;
@@ -184,5 +185,32 @@ describe('parseRetryAfter()', () => {
     expect(parseRetryAfter(new Date(NOW - 5_000).toUTCString(), NOW)).toBe(NOW);
     expect(parseRetryAfter('soon', NOW)).toBeUndefined();
     expect(parseRetryAfter('-3', NOW)).toBeUndefined();
+  });
+});
+
+describe('tryClassifier()', () => {
+  it("returns what the user's classifier says", () => {
+    const said = { class: 'governance', code: 'policy_blocked' } as const;
+    expect(tryClassifier(() => said, new Error('x'))).toBe(said);
+  });
+
+  it('passes the error through and returns undefined when the classifier says nothing', () => {
+    const seen: unknown[] = [];
+    const err = new Error('x');
+    expect(
+      tryClassifier((e) => {
+        seen.push(e);
+        return undefined;
+      }, err),
+    ).toBeUndefined();
+    expect(seen).toEqual([err]);
+  });
+
+  it('swallows a throwing classifier', () => {
+    expect(
+      tryClassifier(() => {
+        throw new Error('broken');
+      }, new Error('x')),
+    ).toBeUndefined();
   });
 });
