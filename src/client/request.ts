@@ -8,7 +8,7 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import { attemptOf } from '../shared/attempt-context.js';
-import type { TelemetrySource } from '../internal-types.js';
+import type { ResolvedConfig, TelemetrySource } from '../internal-types.js';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
@@ -52,6 +52,23 @@ let handingOver: unknown;
 /** A client's method that sends one request (`shape` says where its arguments keep what). */
 export type RequestFn = (this: object, first: unknown, ...rest: unknown[]) => Promise<unknown>;
 
+/** One outgoing request being traced: what its response is recorded with. */
+interface TracedRequest {
+  /** The client, and the arguments of its call (where the caller's abort signal is). */
+  readonly self: object;
+  readonly first: unknown;
+  readonly rest: unknown[];
+  readonly method: string;
+  readonly params: unknown;
+  readonly target: string | undefined;
+  readonly attrs: Attributes;
+  readonly start: number;
+  readonly span: Span;
+  readonly spanCtx: Context;
+  /** What goes to the original `request`: `first`, or a copy carrying the trace context. */
+  readonly outgoing: unknown;
+}
+
 /**
  * Traces one outgoing request: a CLIENT span, context injected into a copy of
  * `params._meta`, the result or error recorded. Any failure of the instrumentation
@@ -70,129 +87,166 @@ export function traceOutgoingRequest(
     handingOver = undefined;
     return original.call(self, first, ...rest);
   }
-  const active = context.active();
-  let span: Span;
-  let spanCtx: Context;
-  let outgoing: unknown;
-  let method: string;
-  let params: unknown;
-  let attrs: Attributes;
-  let start: number;
-  let target: string | undefined;
+  let traced: TracedRequest | undefined;
   try {
-    const request = shape.requestOf(first);
-    const m = field(request, 'method');
-    if (typeof m !== 'string') return original.call(self, first, ...rest);
-    method = m;
-    params = field(request, 'params');
-    const config = source.config();
-    target = targetOf(method, params);
-    const transport = shape.transportOf(self);
-    // What this client negotiated, else what the request itself names: the version the
-    // request goes out with.
-    const version = shape.versionOf(self, method, params);
-    attrs = operationAttributes(transport, method, target, version);
-    start = performance.now();
-    span = source
-      .tracer()
-      .startSpan(spanNameOf(method, target), { kind: SpanKind.CLIENT, attributes: attrs }, active);
-    setRequestAttributes(span, method, params, shape.nextIdOf(self), transport);
-    if (method === 'tools/call') {
-      const attempt = attemptOf(active);
-      if (attempt !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_ATTEMPT, attempt);
-      capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, params, 'arguments');
-    }
-    spanCtx = trace.setSpan(active, span);
-    outgoing = config.propagateContext
-      ? shape.withRequest(
-          first,
-          copyWith(request as object, 'params', injectIntoParams(params, spanCtx)),
-        )
-      : first;
-    if (config.requestHook !== undefined) {
-      runHook(source, config.requestHook, span, { side: 'client', method, target, params });
-    }
+    traced = startRequest(source, shape, self, first, rest, context.active());
+    if (traced === undefined) return original.call(self, first, ...rest);
   } catch (err) {
     source.diag.error('mcp: could not start a client span', err);
     return original.call(self, first, ...rest);
   }
-
-  const finish = (result: unknown, error: unknown, failed: boolean): void => {
-    try {
-      const config = source.config();
-      let metricAttrs = attrs;
-      let failure: ToolFailure | undefined;
-      recordPeer(
-        span,
-        shape,
-        self,
-        method,
-        failed ? undefined : result,
-        config.metaKey,
-        config.maxAttributeLength,
-      );
-      if (failed) {
-        metricAttrs = recordClientError(span, attrs, error, shape.signalOf(first, rest));
-      } else if (method === 'tools/call') {
-        // Each read once, as own data (the result is the server's, or a caller's object over an
-        // in-memory transport). No _meta, nothing to read: the common success path skips the
-        // reader.
-        const meta = ownValue(result, '_meta');
-        const isError = ownValue(result, 'isError') === true;
-        const reading =
-          meta === undefined ? undefined : readToolFailureMeta(meta, isError, config.metaKey);
-        recordOutputs(span, config, result);
-        const recorded = recordToolResult(source, span, attrs, isError, reading, 'client');
-        if (recorded !== undefined) {
-          metricAttrs = recorded.metricAttrs;
-          failure = recorded.failure;
-        } else {
-          capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_RESULT, result);
-        }
-      } else if (method === 'tools/list') {
-        rememberToolList(self, result);
-      } else if (method === 'initialize') {
-        rememberNegotiatedVersion(self, span, result);
-      }
-      if (config.responseHook !== undefined) {
-        const info = responseInfo(
-          'client',
-          { method, target, params },
-          failed ? { error } : { result },
-          failure,
-        );
-        runHook(source, config.responseHook, span, info);
-      }
-      source
-        .instruments()
-        .clientDuration.record(secondsSince(start, performance.now()), metricAttrs, spanCtx);
-    } catch (err) {
-      source.diag.error('mcp: could not record a client response', err);
-    } finally {
-      span.end();
-    }
-  };
-
+  const request = traced;
   let pending: Promise<unknown>;
-  handingOver = outgoing;
+  handingOver = request.outgoing;
   try {
-    pending = context.with(spanCtx, () => original.call(self, outgoing, ...rest));
+    pending = context.with(request.spanCtx, () => original.call(self, request.outgoing, ...rest));
   } catch (error) {
-    finish(undefined, error, true);
+    finishRequest(source, shape, request, undefined, error, true);
     throw error;
   } finally {
     handingOver = undefined;
   }
   return pending.then(
     (result) => {
-      finish(result, undefined, false);
+      finishRequest(source, shape, request, result, undefined, false);
       return result;
     },
     (error: unknown) => {
-      finish(undefined, error, true);
+      finishRequest(source, shape, request, undefined, error, true);
       throw error;
     },
   );
+}
+
+/**
+ * Starts the CLIENT span of the request in `first` and prepares what goes out (the trace
+ * context in a copy of its params), or `undefined` for something that is not a request.
+ */
+function startRequest(
+  source: TelemetrySource,
+  shape: ClientShape,
+  self: object,
+  first: unknown,
+  rest: unknown[],
+  active: Context,
+): TracedRequest | undefined {
+  const request = shape.requestOf(first);
+  const method = field(request, 'method');
+  if (typeof method !== 'string') return undefined;
+  const params = field(request, 'params');
+  const config = source.config();
+  const target = targetOf(method, params);
+  const transport = shape.transportOf(self);
+  // What this client negotiated, else what the request itself names: the version the
+  // request goes out with.
+  const version = shape.versionOf(self, method, params);
+  const attrs = operationAttributes(transport, method, target, version);
+  const start = performance.now();
+  const span = source
+    .tracer()
+    .startSpan(spanNameOf(method, target), { kind: SpanKind.CLIENT, attributes: attrs }, active);
+  setRequestAttributes(span, method, params, shape.nextIdOf(self), transport);
+  if (method === 'tools/call') {
+    const attempt = attemptOf(active);
+    if (attempt !== undefined) span.setAttribute(ATTR_MCP_TOOL_CALL_ATTEMPT, attempt);
+    capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, params, 'arguments');
+  }
+  const spanCtx = trace.setSpan(active, span);
+  const outgoing = config.propagateContext
+    ? shape.withRequest(
+        first,
+        copyWith(request as object, 'params', injectIntoParams(params, spanCtx)),
+      )
+    : first;
+  if (config.requestHook !== undefined) {
+    runHook(source, config.requestHook, span, { side: 'client', method, target, params });
+  }
+  return { self, first, rest, method, params, target, attrs, start, span, spanCtx, outgoing };
+}
+
+/**
+ * Records the response (`result`, or the `error` when `failed`) on the span, runs the response
+ * hook, records the duration and ends the span; never throws.
+ */
+function finishRequest(
+  source: TelemetrySource,
+  shape: ClientShape,
+  traced: TracedRequest,
+  result: unknown,
+  error: unknown,
+  failed: boolean,
+): void {
+  const { self, span, method, target, params, attrs } = traced;
+  try {
+    const config = source.config();
+    let metricAttrs = attrs;
+    let failure: ToolFailure | undefined;
+    recordPeer(
+      span,
+      shape,
+      self,
+      method,
+      failed ? undefined : result,
+      config.metaKey,
+      config.maxAttributeLength,
+    );
+    if (failed) {
+      metricAttrs = recordClientError(
+        span,
+        attrs,
+        error,
+        shape.signalOf(traced.first, traced.rest),
+      );
+    } else if (method === 'tools/call') {
+      ({ metricAttrs, failure } = recordCallResult(source, config, span, attrs, result));
+    } else if (method === 'tools/list') {
+      rememberToolList(self, result);
+    } else if (method === 'initialize') {
+      rememberNegotiatedVersion(self, span, result);
+    }
+    if (config.responseHook !== undefined) {
+      const info = responseInfo(
+        'client',
+        { method, target, params },
+        failed ? { error } : { result },
+        failure,
+      );
+      runHook(source, config.responseHook, span, info);
+    }
+    source
+      .instruments()
+      .clientDuration.record(
+        secondsSince(traced.start, performance.now()),
+        metricAttrs,
+        traced.spanCtx,
+      );
+  } catch (err) {
+    source.diag.error('mcp: could not record a client response', err);
+  } finally {
+    span.end();
+  }
+}
+
+/** A `tools/call` result onto the span: its outputs, its failure or its payload. */
+function recordCallResult(
+  source: TelemetrySource,
+  config: ResolvedConfig,
+  span: Span,
+  attrs: Attributes,
+  result: unknown,
+): { metricAttrs: Attributes; failure: ToolFailure | undefined } {
+  // Each read once, as own data (the result is the server's, or a caller's object over an
+  // in-memory transport). No _meta, nothing to read: the common success path skips the
+  // reader.
+  const meta = ownValue(result, '_meta');
+  const isError = ownValue(result, 'isError') === true;
+  const reading =
+    meta === undefined ? undefined : readToolFailureMeta(meta, isError, config.metaKey);
+  recordOutputs(span, config, result);
+  const recorded = recordToolResult(source, span, attrs, isError, reading, 'client');
+  if (recorded !== undefined) return recorded;
+  capturePayload(span, config, ATTR_GEN_AI_TOOL_CALL_RESULT, result);
+  return { metricAttrs: attrs, failure: undefined };
 }
 
 /**

@@ -1,34 +1,37 @@
-import { context, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, trace, type Context } from '@opentelemetry/api';
 import { AbortLink } from '../shared/abort-link.js';
 import { withAttempt } from '../shared/attempt-context.js';
 import { withAttemptMeta } from '../shared/attempt-meta.js';
 import { toolFailure } from '../tool-failure/build.js';
 import { correlationIdFor } from '../tool-failure/correlation.js';
 import { classifyError } from '../tool-failure/classify.js';
-import { summaryOfClassification, summaryOfFailure } from '../tool-failure/convert.js';
+import { summaryOfClassification } from '../tool-failure/convert.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
-import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
+import type { ToolFailureReading } from '../tool-failure/types.js';
 import { isExceptionSignal, isMetaKey, isRate } from '../shared/config.js';
-import { hintsOf, rememberToolList, retryHintsOf } from '../shared/tool-annotations.js';
-import { backoffDelay, resolveBackoff } from './backoff.js';
+import { rememberToolList } from '../shared/tool-annotations.js';
+import {
+  ABSENT,
+  isErrorResult,
+  resultOutcome,
+  thrownOutcome,
+  type AttemptOutcome,
+} from './attempt-outcome.js';
+import { resolveBackoff } from './backoff.js';
 import { createCircuitBreaker, type CircuitAdmission, type CircuitBreaker } from './breaker.js';
 import { createRetryBudget, guardedBudget } from './budget.js';
-import { DEFAULT_RETRY_LIMITS, decide, decideOn } from './decide.js';
+import { DEFAULT_RETRY_LIMITS } from './decide.js';
+import { DecisionPath, type LogicalCall } from './decision-path.js';
 import { sleep, systemClock } from './sleep.js';
 import { RetryTelemetry, safeHook, type CallEnd } from './telemetry.js';
 import type {
-  BackoffOptions,
-  CircuitOutcome,
   CircuitState,
-  DecideContext,
   FailureSummary,
-  RetryBudget,
   RetryClock,
   RetryDecision,
   RetryLimits,
   ToolCallReport,
-  ToolRetryAnnotations,
   ToolRetryPolicy,
 } from './types.js';
 import { CONNECTION_CLOSED } from '../shared/jsonrpc.js';
@@ -151,27 +154,24 @@ function wrapClient<C extends RetryableClient>(
 
 /** The retry machinery of one engine, shared by the clients it wraps. */
 class ToolRetryEngine {
-  private readonly limits: RetryLimits;
-  private readonly backoff: BackoffOptions;
-  private readonly budget: RetryBudget | undefined;
   private readonly clock: RetryClock;
-  private readonly random: () => number;
   private readonly telemetry: RetryTelemetry;
   private readonly metaKey: string;
   private readonly breaker: CircuitBreaker | undefined;
+  private readonly path: DecisionPath;
 
   constructor(private readonly policy: ToolRetryPolicy) {
-    this.limits = resolveLimits(policy);
+    const limits = resolveLimits(policy);
     this.metaKey = checkPolicyOptions(policy);
-    this.backoff = resolveBackoff(policy.backoff);
-    this.budget =
+    const backoff = resolveBackoff(policy.backoff);
+    const budget =
       policy.retryBudget === false
         ? undefined
         : policy.retryBudget === undefined
           ? createRetryBudget()
           : guardedBudget(policy.retryBudget);
     this.clock = policy.clock ?? systemClock;
-    this.random = policy.random ?? Math.random;
+    const random = policy.random ?? Math.random;
     this.telemetry = new RetryTelemetry(
       policy.tracerProvider,
       policy.meterProvider,
@@ -191,6 +191,17 @@ class ToolRetryEngine {
       breaker === undefined || breaker === false
         ? undefined
         : createCircuitBreaker(breaker === true ? undefined : breaker);
+    const { clock, telemetry } = this;
+    this.path = new DecisionPath({
+      policy,
+      limits,
+      backoff,
+      budget,
+      breaker: this.breaker,
+      clock,
+      random,
+      telemetry,
+    });
     // The observer holds the engine weakly: a dropped engine takes its callback with it.
     if (this.breaker !== undefined)
       this.telemetry.observeCircuits(this, (owner) => (owner as ToolRetryEngine).circuitStates());
@@ -220,156 +231,117 @@ class ToolRetryEngine {
     const signal = signalOf(args);
     const parent = context.active();
     const span = this.telemetry.startCall(toolName, parent);
-    const callCtx = trace.setSpan(parent, span);
-    const start = this.clock.now();
-    let attempt = 0;
-    let previousBackoff: number | undefined;
-    let decision: RetryDecision | undefined;
-    let failure: ToolFailure | undefined;
+    const ctx = trace.setSpan(parent, span);
+    const call: LogicalCall = {
+      client,
+      toolName,
+      span,
+      ctx,
+      start: this.clock.now(),
+      attempt: 0,
+      previousBackoff: undefined,
+    };
+    let outcome: AttemptOutcome | undefined;
+    let waitingFor: RetryDecision | undefined;
     let end: CallEnd | undefined;
     try {
       for (;;) {
-        attempt += 1;
-        decision = undefined;
-        failure = undefined;
-        let result: unknown;
-        const admission = this.admit(span, toolName);
-        // An open circuit: the call is not sent, the caller gets the breaker's own failure.
-        const local = admission?.allowed === false;
+        call.attempt += 1;
+        outcome = undefined;
+        waitingFor = undefined;
+        const admission = this.path.admit(span, toolName);
         // The SDK never removes the abort listener it adds to a request's signal: each attempt
         // gets a child of the caller's, let go of when the attempt ends, so that a signal the
         // caller passes to many calls does not keep every attempt's request alive.
-        const attemptSignal = local || signal === undefined ? undefined : new AbortLink([signal]);
+        const link =
+          admission?.allowed === false || signal === undefined
+            ? undefined
+            : new AbortLink([signal]);
         try {
-          result =
-            admission?.allowed === false
-              ? this.circuitOpenResult(toolName, admission, callCtx)
-              : await context.with(withAttempt(callCtx, attempt), () =>
-                  callOnce(client, argsOfAttempt(args, attempt, attemptSignal?.signal)),
-                );
-        } catch (error) {
-          if (signal?.aborted === true) {
-            this.settle(span, admission, 'ignored');
-            throw error;
+          outcome = await this.attempt(call, args, admission, link?.signal, signal);
+          // A thrown attempt's link is let go of only after the wait that follows it, as before
+          // the one decision path: an abort during that wait still reaches its request.
+          if (outcome.kind !== 'thrown') link?.dispose();
+          const step = await this.path.next(call, outcome, admission);
+          if (step.action === 'end') {
+            end = step.end;
+            if (outcome.kind === 'thrown' || outcome.kind === 'aborted') throw outcome.error;
+            return this.report(outcome.result, end, outcome.reading, call.start);
           }
-          const thrown = this.summarizeThrown(error);
-          // Like gRPC, only server-side trouble costs budget, not e.g. invalid params.
-          if (thrown.class === 'reliability') this.budget?.recordFailure();
-          this.settle(span, admission, thrown.class === 'reliability' ? 'failure' : 'success');
-          const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
-          decision = this.retriesThrown(error)
-            ? this.holdForCircuit(
-                await this.decideThrown(
-                  client,
-                  thrown,
-                  toolName,
-                  callCtx,
-                  attempt,
-                  start,
-                  backoffMs,
-                ),
-                toolName,
-                start,
-              )
-            : undefined;
-          if (decision?.action !== 'retry') {
-            const outcome =
-              decision?.action === 'stop' && decision.outcome !== 'failure'
-                ? decision.outcome
-                : 'error';
-            end = { outcome, attempts: attempt, decision, failure: decision?.failure, error };
-            throw error;
-          }
-          previousBackoff = backoffMs;
-          await this.wait(client, span, toolName, attempt, decision, signal, error);
-          continue;
+          waitingFor = step.decision;
+          const error = outcome.kind === 'thrown' ? outcome.error : undefined;
+          await this.wait(call, step.decision, signal, error);
         } finally {
-          attemptSignal?.dispose();
+          link?.dispose();
         }
-
-        if (!isErrorResult(result)) {
-          this.budget?.recordSuccess();
-          this.settle(span, admission, 'success');
-          end = { outcome: 'success', attempts: attempt, decision: undefined, failure: undefined };
-          return this.report(result, end, ABSENT, start);
-        }
-        const reading = readToolFailure(result, { metaKey: this.metaKey });
-        failure = reading.status === 'valid' ? reading.failure : undefined;
-        if (!local) {
-          if (failure?.class === 'reliability') this.budget?.recordFailure();
-          this.settle(span, admission, failure?.class === 'reliability' ? 'failure' : 'success');
-        }
-        if (local && failure !== undefined) {
-          // The breaker's own answer ends the logical call at once: waiting out the open
-          // circuit would hold the caller (and, in a proxy, a request in flight) for openMs.
-          decision = {
-            action: 'stop',
-            reason: 'circuit_open',
-            outcome: 'failure',
-            failure: summaryOfFailure(failure),
-          };
-          end = { outcome: 'failure', attempts: attempt, decision, failure: decision.failure };
-          return this.report(result, end, reading, start);
-        }
-        const annotations =
-          failure?.class === 'reliability' && failure.retryable === true
-            ? await this.annotationsFor(client, toolName, callCtx)
-            : undefined;
-        const backoffMs = backoffDelay(attempt, this.backoff, this.random, previousBackoff);
-        decision = this.holdForCircuit(
-          decide(reading, this.decideContext(attempt, start, annotations, backoffMs)),
-          toolName,
-          start,
-        );
-        if (decision.action !== 'retry') {
-          end = {
-            outcome: decision.action === 'stop' ? decision.outcome : 'failure',
-            attempts: attempt,
-            decision,
-            failure: decision.failure,
-          };
-          return this.report(result, end, reading, start);
-        }
-        previousBackoff = backoffMs;
-        await this.wait(client, span, toolName, attempt, decision, signal);
       }
     } catch (error) {
       end ??= {
         outcome: signal?.aborted === true ? 'aborted' : 'error',
-        attempts: attempt,
-        decision,
-        failure: decision?.failure,
+        attempts: call.attempt,
+        decision: waitingFor,
+        failure: waitingFor?.failure,
         error,
       };
       throw error;
     } finally {
-      if (end !== undefined) {
-        if (this.breaker !== undefined)
-          this.telemetry.circuitState(span, this.breaker.state(toolName, this.clock.now()));
-        this.telemetry.endCall(span, toolName, end);
-        if (end.outcome !== 'success') {
-          safeHook(this.policy.onGiveUp, {
-            toolName,
-            attempts: end.attempts,
-            outcome: end.outcome,
-            ...(end.decision === undefined ? {} : { decision: end.decision }),
-            ...(failure === undefined ? {} : { failure }),
-            ...('error' in end ? { error: end.error } : {}),
-          });
-        }
-      }
+      if (end !== undefined) this.endCall(call, end, outcome);
     }
   }
 
+  /**
+   * Sends attempt `call.attempt` (or, with the circuit open, answers in its place) and tells how
+   * it ended. `attemptSignal` is the attempt's child of the caller's `signal`.
+   */
+  private async attempt(
+    call: LogicalCall,
+    args: readonly unknown[],
+    admission: CircuitAdmission | undefined,
+    attemptSignal: AbortSignal | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptOutcome> {
+    try {
+      // An open circuit: the call is not sent, the caller gets the breaker's own failure.
+      if (admission?.allowed === false)
+        return resultOutcome(
+          this.circuitOpenResult(call.toolName, admission, call.ctx),
+          this.metaKey,
+          true,
+        );
+      const result = await context.with(withAttempt(call.ctx, call.attempt), () =>
+        callOnce(call.client, argsOfAttempt(args, call.attempt, attemptSignal)),
+      );
+      return resultOutcome(result, this.metaKey, false);
+    } catch (error) {
+      return thrownOutcome(error, signal?.aborted === true, (e) => this.summarizeThrown(e));
+    }
+  }
+
+  /** The end of the logical call: the circuit's state and the outcome on the span, `onGiveUp`. */
+  private endCall(call: LogicalCall, end: CallEnd, last: AttemptOutcome | undefined): void {
+    const { span, toolName } = call;
+    if (this.breaker !== undefined)
+      this.telemetry.circuitState(span, this.breaker.state(toolName, this.clock.now()));
+    this.telemetry.endCall(span, toolName, end);
+    if (end.outcome === 'success') return;
+    const failure = last?.kind === 'failure' ? last.failure : undefined;
+    safeHook(this.policy.onGiveUp, {
+      toolName,
+      attempts: end.attempts,
+      outcome: end.outcome,
+      ...(end.decision === undefined ? {} : { decision: end.decision }),
+      ...(failure === undefined ? {} : { failure }),
+      ...('error' in end ? { error: end.error } : {}),
+    });
+  }
+
   private async wait(
-    client: RetryableClient,
-    span: Span,
-    toolName: string,
-    attempt: number,
+    call: LogicalCall,
     decision: RetryDecision & { action: 'retry' },
     signal: AbortSignal | undefined,
     error?: unknown,
   ): Promise<void> {
+    const { client, span, toolName, attempt } = call;
     this.telemetry.retryScheduled(span, attempt, decision);
     safeHook(this.policy.onRetry, {
       toolName,
@@ -396,36 +368,6 @@ class ToolRetryEngine {
     } finally {
       until.dispose();
     }
-  }
-
-  /** Asks the breaker whether the next attempt may go out; records a transition on the span. */
-  private admit(span: Span, toolName: string): CircuitAdmission | undefined {
-    if (this.breaker === undefined || !this.hasCircuit(toolName)) return undefined;
-    const admission = this.breaker.admit(toolName, this.clock.now());
-    this.telemetry.circuitTransition(span, admission.transition);
-    return admission;
-  }
-
-  /** Whether `toolName` has a circuit at all (`circuitTools`; every tool by default). */
-  private hasCircuit(toolName: string): boolean {
-    const circuitTools = this.policy.circuitTools;
-    if (circuitTools === undefined) return true;
-    try {
-      return circuitTools(toolName) === true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** Tells the breaker how an admitted attempt ended. */
-  private settle(
-    span: Span,
-    admission: CircuitAdmission | undefined,
-    outcome: CircuitOutcome,
-  ): void {
-    if (this.breaker === undefined || admission?.allowed !== true) return;
-    const transition = this.breaker.record(admission.permit, outcome, this.clock.now());
-    this.telemetry.circuitTransition(span, transition);
   }
 
   /**
@@ -456,36 +398,6 @@ class ToolRetryEngine {
     return result;
   }
 
-  /**
-   * A retry that would reach the tool's circuit while it is open waits for the half-open time
-   * instead, when that lies within the time budget; otherwise the call stops there.
-   */
-  private holdForCircuit(decision: RetryDecision, toolName: string, start: number): RetryDecision {
-    if (decision.action !== 'retry' || this.breaker === undefined) return decision;
-    const now = this.clock.now();
-    const until = this.breaker.openUntil(toolName, now);
-    if (until === undefined || now + decision.delayMs >= until) return decision;
-    const wait = Math.ceil(until - now);
-    if (wait > this.limits.maxElapsedMs - Math.max(0, now - start))
-      return {
-        action: 'stop',
-        reason: 'circuit_open',
-        outcome: 'budget_exhausted',
-        failure: decision.failure,
-      };
-    return { ...decision, delayMs: wait, delaySource: 'circuit_open' };
-  }
-
-  private retriesThrown(error: unknown): boolean {
-    const opt = this.policy.retryOnThrow;
-    if (typeof opt !== 'function') return opt === true;
-    try {
-      return opt(error) === true;
-    } catch {
-      return false;
-    }
-  }
-
   /** A thrown error as a failure summary, by the package's one error classifier. */
   private summarizeThrown(error: unknown): FailureSummary {
     const classification = classifyError(error, {
@@ -493,61 +405,6 @@ class ToolRetryEngine {
       now: () => this.clock.now(),
     });
     return summaryOfClassification(classification);
-  }
-
-  private async decideThrown(
-    client: RetryableClient,
-    summary: FailureSummary,
-    toolName: string,
-    callCtx: Context,
-    attempt: number,
-    start: number,
-    backoffMs: number,
-  ): Promise<RetryDecision> {
-    const annotations =
-      summary.class === 'reliability' && summary.retryable === true
-        ? await this.annotationsFor(client, toolName, callCtx)
-        : undefined;
-    return decideOn(
-      summary,
-      this.decideContext(attempt, start, annotations, backoffMs),
-      'retryable_error',
-    );
-  }
-
-  private decideContext(
-    attempt: number,
-    start: number,
-    annotations: ToolRetryAnnotations | undefined,
-    backoffMs: number,
-  ): DecideContext {
-    const now = this.clock.now();
-    return {
-      attempt,
-      annotations,
-      now,
-      elapsedMs: Math.max(0, now - start),
-      limits: this.limits,
-      backoffMs,
-      retryBudgetAllows: this.budget === undefined ? true : this.budget.canRetry(),
-    };
-  }
-
-  private async annotationsFor(
-    client: RetryableClient,
-    toolName: string,
-    callCtx: Context,
-  ): Promise<ToolRetryAnnotations | undefined> {
-    try {
-      const provider = this.policy.getToolAnnotations;
-      if (provider !== undefined) return hintsOf(await provider(toolName));
-      // What was listed for this client (by the instrumentation, this engine or its owner), or one walk.
-      return await context.with(callCtx, () =>
-        retryHintsOf(client, toolName, (cursor) => listPage(client, cursor)),
-      );
-    } catch {
-      return undefined;
-    }
   }
 
   private report(
@@ -619,15 +476,6 @@ function callOnce(client: RetryableClient, args: readonly unknown[]): Promise<un
   return Reflect.apply(client.callTool as (...a: unknown[]) => Promise<unknown>, client, [...args]);
 }
 
-function listPage(client: RetryableClient, cursor: string | undefined): Promise<unknown> {
-  if (typeof client.listTools !== 'function') return Promise.resolve({ tools: [] });
-  return Reflect.apply(
-    client.listTools as (...a: unknown[]) => Promise<unknown>,
-    client,
-    cursor === undefined ? [] : [{ cursor }],
-  );
-}
-
 /** Per transport: aborted when it closes (shared by every wrapper of clients on it). */
 const CLOSE_WATCH = new WeakMap<object, AbortController>();
 
@@ -637,8 +485,6 @@ function connectionClosed(): Error {
     code: CONNECTION_CLOSED,
   });
 }
-
-const ABSENT: ToolFailureReading = Object.freeze({ status: 'absent', problems: [] });
 
 function passThroughReport(result: unknown, metaKey: string): ToolCallReport<unknown> {
   const reading = isErrorResult(result) ? readToolFailure(result, { metaKey }) : ABSENT;
@@ -705,12 +551,4 @@ function optionsIndexOf(args: readonly unknown[]): number {
       return i;
   }
   return -1;
-}
-
-function isErrorResult(result: unknown): boolean {
-  return (
-    typeof result === 'object' &&
-    result !== null &&
-    (result as { isError?: unknown }).isError === true
-  );
 }
