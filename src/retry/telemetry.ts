@@ -39,6 +39,7 @@ import {
   METRIC_MCP_TOOL_CALL_CIRCUIT_TRANSITIONS,
   METRIC_MCP_TOOL_CALL_RETRIES,
   SCHEMA_URL,
+  SPAN_NAME_MCP_TOOL_CALL,
 } from '../semconv.js';
 import { ScopeLogger, type LoggerProviderLike } from '../shared/logs.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
@@ -174,7 +175,7 @@ export class RetryTelemetry {
         SCOPE_OPTIONS,
       );
       return tracer.startSpan(
-        `mcp.tool.call ${toolName}`,
+        `${SPAN_NAME_MCP_TOOL_CALL} ${toolName}`,
         { kind: SpanKind.INTERNAL, attributes: { [ATTR_GEN_AI_TOOL_NAME]: toolName } },
         parent,
       );
@@ -252,7 +253,7 @@ export class RetryTelemetry {
     if (suppressed < 0) return;
     emitFailureRecord(this.logger, {
       severity: 'WARN',
-      body: `mcp.tool.call ${toolName} failed with a thrown error`,
+      body: `${SPAN_NAME_MCP_TOOL_CALL} ${toolName} failed with a thrown error`,
       attributes: { [ATTR_GEN_AI_TOOL_NAME]: toolName },
       thrown: error,
       withStack: true,
