@@ -510,8 +510,8 @@ function resolveLimits(policy: ToolRetryPolicy): RetryLimits {
 }
 
 /**
- * The options the instrumentation also has, by the same rules (src/shared/config.ts), checked like the
- * limits: a bad value is an error at construction. Returns the `_meta` key to read.
+ * The options the instrumentation also has, by the same rules (src/shared/config.ts), checked
+ * like the limits: a bad value is an error at construction. Returns the `_meta` key to read.
  */
 function checkPolicyOptions(policy: ToolRetryPolicy): string {
   const { maxFailureLogsPerSecond: rate, exceptionSignal: signal, metaKey } = policy;
