@@ -4,7 +4,7 @@
  * holds 20). A POST is admitted or refused whole. Every counter changes here and nowhere else.
  */
 import { isRecord } from '../shared/safe.js';
-import type { ProxyHttpLimits, RefusalReason } from './http-limits.js';
+import { refusalOfMessages, type ProxyHttpLimits, type RefusalReason } from './http-limits.js';
 
 /** A JSON-RPC request id (`null` ids are not requests the SDK answers by id). */
 export type RequestId = string | number;
@@ -22,6 +22,17 @@ export interface Hold {
   ids: RequestId[];
   session: SessionCounts | undefined;
   released: boolean;
+}
+
+/** What a hold is kept for: a response, given back when it closes. */
+export interface Closes {
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** A POST refused whole once its body was read: why, and the body that answers it. */
+export interface MessageRefusal {
+  reason: RefusalReason;
+  body: string;
 }
 
 /** The ids of the requests in a JSON-RPC message or batch (notifications and responses have none). */
@@ -88,6 +99,24 @@ export class InFlightLimits {
     }
     hold.ids = [...ids];
     return undefined;
+  }
+
+  /** One slot for a POST whose body is being read, given back when `res` closes. */
+  holdUntilClosed(res: Closes, session: SessionCounts | undefined): Hold {
+    const hold = this.hold(session);
+    res.once('close', () => this.release(hold));
+    return hold;
+  }
+
+  /**
+   * Admits the requests of a POST's parsed body (a batch counts each one) under `hold`, or
+   * refuses the whole POST with one JSON-RPC error per request, each with its id.
+   */
+  admitMessage(hold: Hold, message: unknown): MessageRefusal | undefined {
+    const ids = requestIdsOf(message);
+    const reason = this.admit(hold, ids);
+    if (reason === undefined) return undefined;
+    return { reason, body: refusalOfMessages(reason, ids, Array.isArray(message)) };
   }
 
   /** Gives back what `hold` took (once; later calls do nothing). */
