@@ -64,9 +64,9 @@ export class InFlightLimits {
 
   /** One slot for a POST whose body is being read. */
   hold(session: SessionCounts | undefined): Hold {
-    this.count += 1;
-    if (session !== undefined) session.inFlight += 1;
-    return { weight: 1, ids: [], session, released: false };
+    const hold: Hold = { weight: 0, ids: [], session, released: false };
+    this.settle(hold, 1, []);
+    return hold;
   }
 
   /**
@@ -91,13 +91,7 @@ export class InFlightLimits {
       return 'in_flight_limit';
     if (new Set(ids).size < ids.length || ids.some((id) => session?.ids.has(id) === true))
       return 'duplicate_id';
-    this.count += more;
-    hold.weight = weight;
-    if (session !== undefined) {
-      session.inFlight += more;
-      for (const id of ids) session.ids.add(id);
-    }
-    hold.ids = [...ids];
+    this.settle(hold, weight, ids);
     return undefined;
   }
 
@@ -123,10 +117,20 @@ export class InFlightLimits {
   release(hold: Hold): void {
     if (hold.released) return;
     hold.released = true;
-    this.count -= hold.weight;
+    this.settle(hold, 0, []);
+  }
+
+  /** The one place the counts change: `hold` weighs `weight` slots and holds `ids` from now on. */
+  private settle(hold: Hold, weight: number, ids: readonly RequestId[]): void {
+    const more = weight - hold.weight;
+    this.count += more;
     const session = hold.session;
-    if (session === undefined) return;
-    session.inFlight -= hold.weight;
-    for (const id of hold.ids) session.ids.delete(id);
+    if (session !== undefined) {
+      session.inFlight += more;
+      for (const id of hold.ids) session.ids.delete(id);
+      for (const id of ids) session.ids.add(id);
+    }
+    hold.weight = weight;
+    hold.ids = [...ids];
   }
 }

@@ -304,8 +304,9 @@ class HttpFront {
   }
 
   /**
-   * The parsed body of a POST of `session` (or of none), held against the in-flight limits until
-   * its response closes and admitted whole; `undefined` when it was refused (and answered).
+   * The parsed body of a POST of `session` (or of none), held against the in-flight limits (and
+   * keeping the session from idling) until its response closes, and admitted whole; `undefined`
+   * when it was refused (and answered).
    */
   private async admittedBody(
     req: IncomingMessage,
