@@ -3,13 +3,16 @@
  * within its own size limit and the endpoint's budget of bytes being read at once. The count of
  * bytes held changes here and nowhere else.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 
 /** Why a body is refused instead of read. */
 export type BodyRefusal = 'body_too_large' | 'buffer_limit' | 'parse_error';
 
 /** What the reader needs of a request: its headers and its body as a stream. */
-export type BodySource = Pick<IncomingMessage, 'headers' | 'on' | 'removeAllListeners' | 'resume'>;
+export type BodySource = Pick<Readable, 'on' | 'removeAllListeners' | 'resume'> & {
+  readonly headers: IncomingHttpHeaders;
+};
 
 class BodyRefused extends Error {
   constructor(readonly reason: 'body_too_large' | 'buffer_limit') {
