@@ -4,7 +4,7 @@
  * holds 20). A POST is admitted or refused whole. Every counter changes here and nowhere else.
  */
 import { isRecord } from '../shared/safe.js';
-import type { ProxyHttpLimits, RefusalReason } from './http-limits.js';
+import { refusalOfMessages, type ProxyHttpLimits, type RefusalReason } from './http-limits.js';
 
 /** A JSON-RPC request id (`null` ids are not requests the SDK answers by id). */
 export type RequestId = string | number;
@@ -22,6 +22,17 @@ export interface Hold {
   ids: RequestId[];
   session: SessionCounts | undefined;
   released: boolean;
+}
+
+/** What a hold is kept for: a response, given back when it closes. */
+export interface Closes {
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/** A POST refused whole once its body was read: why, and the body that answers it. */
+export interface MessageRefusal {
+  reason: RefusalReason;
+  body: string;
 }
 
 /** The ids of the requests in a JSON-RPC message or batch (notifications and responses have none). */
@@ -53,9 +64,9 @@ export class InFlightLimits {
 
   /** One slot for a POST whose body is being read. */
   hold(session: SessionCounts | undefined): Hold {
-    this.count += 1;
-    if (session !== undefined) session.inFlight += 1;
-    return { weight: 1, ids: [], session, released: false };
+    const hold: Hold = { weight: 0, ids: [], session, released: false };
+    this.settle(hold, 1, []);
+    return hold;
   }
 
   /**
@@ -80,24 +91,46 @@ export class InFlightLimits {
       return 'in_flight_limit';
     if (new Set(ids).size < ids.length || ids.some((id) => session?.ids.has(id) === true))
       return 'duplicate_id';
-    this.count += more;
-    hold.weight = weight;
-    if (session !== undefined) {
-      session.inFlight += more;
-      for (const id of ids) session.ids.add(id);
-    }
-    hold.ids = [...ids];
+    this.settle(hold, weight, ids);
     return undefined;
+  }
+
+  /** One slot for a POST whose body is being read, given back when `res` closes. */
+  holdUntilClosed(res: Closes, session: SessionCounts | undefined): Hold {
+    const hold = this.hold(session);
+    res.once('close', () => this.release(hold));
+    return hold;
+  }
+
+  /**
+   * Admits the requests of a POST's parsed body (a batch counts each one) under `hold`, or
+   * refuses the whole POST with one JSON-RPC error per request, each with its id.
+   */
+  admitMessage(hold: Hold, message: unknown): MessageRefusal | undefined {
+    const ids = requestIdsOf(message);
+    const reason = this.admit(hold, ids);
+    if (reason === undefined) return undefined;
+    return { reason, body: refusalOfMessages(reason, ids, Array.isArray(message)) };
   }
 
   /** Gives back what `hold` took (once; later calls do nothing). */
   release(hold: Hold): void {
     if (hold.released) return;
     hold.released = true;
-    this.count -= hold.weight;
+    this.settle(hold, 0, []);
+  }
+
+  /** The one place the counts change: `hold` weighs `weight` slots and holds `ids` from now on. */
+  private settle(hold: Hold, weight: number, ids: readonly RequestId[]): void {
+    const more = weight - hold.weight;
+    this.count += more;
     const session = hold.session;
-    if (session === undefined) return;
-    session.inFlight -= hold.weight;
-    for (const id of hold.ids) session.ids.delete(id);
+    if (session !== undefined) {
+      session.inFlight += more;
+      for (const id of hold.ids) session.ids.delete(id);
+      for (const id of ids) session.ids.add(id);
+    }
+    hold.weight = weight;
+    hold.ids = [...ids];
   }
 }

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { diag } from '@opentelemetry/api';
-import { STATUS_CODES, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  STATUS_CODES,
+  createServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -9,6 +15,7 @@ import {
   checkHttpConfig,
   createRequestGuard,
   refusalOf,
+  type RequestGuard,
 } from './http-guard.js';
 export {
   ProxyHttpConfigError,
@@ -21,11 +28,12 @@ import type { ProxyHttpOptions, ToolFailureProxy } from './types.js';
 import { HttpEndpointMetrics } from './http-metrics.js';
 import { createModernFront, type ModernFront } from './http-modern.js';
 import { MODERN_REVISION } from '../shared/envelope.js';
-import { InFlightLimits, requestIdsOf, type Hold, type SessionCounts } from './http-admission.js';
+import { InFlightLimits, requestIdsOf } from './http-admission.js';
+import { BodyReader } from './http-body.js';
+import { SessionTable, type HttpSession } from './http-sessions.js';
 import {
   REFUSALS,
   refusalBody,
-  refusalOfMessages,
   resolveHttpLimits,
   type ProxyHttpLimits,
   type RefusalReason,
@@ -42,15 +50,19 @@ export interface ProxyHttpEndpoint {
   close(): Promise<void>;
 }
 
-/** One open MCP session: its transport, its requests being answered and its idle timer. */
-interface Session extends SessionCounts {
-  transport: StreamableHTTPServerTransport;
-  /** Requests of the session whose response is still open (POSTs and a GET stream). */
-  open: number;
-  idle: NodeJS.Timeout | undefined;
-  expired: boolean;
-  /** Its transport has closed: it is gone from the table and must not be kept by a timer. */
-  closed: boolean;
+/** The settings of one endpoint, checked. */
+interface EndpointConfig {
+  guard: RequestGuard;
+  limits: ProxyHttpLimits;
+  revision: ProxyHttpOptions['revision'];
+  /** No sessions: every POST is served on its own. */
+  stateless: boolean;
+}
+
+/** The SDK 1.x pieces the front uses, loaded once per endpoint. */
+interface HttpSdk {
+  Transport: typeof StreamableHTTPServerTransport;
+  isInitializeRequest: (value: unknown) => boolean;
 }
 
 /**
@@ -72,6 +84,38 @@ export async function serveStreamableHttp(
   port: number,
   options: ProxyHttpOptions = {},
 ): Promise<ProxyHttpEndpoint> {
+  const config = endpointConfig(host, options);
+  const modern = config.revision === undefined ? undefined : await modernFront(proxy);
+  const telemetry = new HttpEndpointMetrics(options.meterProvider);
+  const log = options.log ?? ((line: string): void => diag.warn(`mcp-failure-proxy: ${line}`));
+  const { StreamableHTTPServerTransport: Transport } =
+    await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
+  const front = new HttpFront(proxy, config, { Transport, isInitializeRequest }, telemetry, modern);
+  const server = httpServerFor(front, config.limits, telemetry, log);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}/mcp`,
+    limits: config.limits,
+    sessions: () => front.sessions.size,
+    async close() {
+      await front.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The endpoint's settings from `options`, or the `ProxyHttpConfigError` that refuses them. */
+function endpointConfig(host: string, options: ProxyHttpOptions): EndpointConfig {
   checkHttpConfig(host, options);
   const guard = createRequestGuard(host, options);
   const limits = resolveHttpLimits(options.limits, (m) => new ProxyHttpConfigError(m));
@@ -91,204 +135,19 @@ export async function serveStreamableHttp(
         `the HTTP limit ${sessionOnly} applies to sessions, and a stateless endpoint keeps none`,
       );
   }
-  const modern = revision === undefined ? undefined : await modernFront(proxy);
-  const telemetry = new HttpEndpointMetrics(options.meterProvider);
-  const log = options.log ?? ((line: string): void => diag.warn(`mcp-failure-proxy: ${line}`));
-  const { StreamableHTTPServerTransport: Transport } =
-    await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-  const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');
-  const sessions = new Map<string, Session>();
-  /** Initialize requests admitted whose session is not open yet: they count against maxSessions. */
-  let opening = 0;
-  const inFlight = new InFlightLimits(limits);
-  let closing = false;
-  /** Request bodies being read, in bytes: bounded by `maxBufferedBytes` across the endpoint. */
-  const buffered = { bytes: 0, max: limits.maxBufferedBytes };
+  return { guard, limits, revision, stateless };
+}
 
-  const refuse = (
-    res: ServerResponse,
-    reason: RefusalReason,
-    headers: Record<string, string> = {},
-    body = refusalBody(reason),
-  ): void => {
-    telemetry.refusal(reason);
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    // A refused request's unread body is not waited for: the connection closes after the answer.
-    const extra = reason === 'body_too_large' || reason === 'buffer_limit';
-    const refusal: { status: number; retryAfter?: number } = REFUSALS[reason];
-    res
-      .writeHead(refusal.status, {
-        ...headers,
-        ...(refusal.retryAfter === undefined ? {} : { 'retry-after': String(refusal.retryAfter) }),
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(body)),
-        ...(extra ? { connection: 'close' } : {}),
-      })
-      .end(body);
-  };
-
-  /** Holds one request against the in-flight counts (a POST) and its session until its response closes. */
-  const track = (
-    res: ServerResponse,
-    session: Session | undefined,
-    post: boolean,
-  ): Hold | undefined => {
-    const hold = post ? inFlight.hold(session) : undefined;
-    if (session !== undefined) {
-      session.open += 1;
-      if (session.idle !== undefined) clearTimeout(session.idle);
-      session.idle = undefined;
-    }
-    res.once('close', () => {
-      if (hold !== undefined) inFlight.release(hold);
-      if (session === undefined) return;
-      session.open -= 1;
-      if (session.open === 0) armIdle(session);
-    });
-    return hold;
-  };
-
-  /**
-   * Admits the requests of a POST's body (a batch counts each one), or refuses the whole POST
-   * with one JSON-RPC error per request, each with its id; `false` when refused.
-   */
-  const admitBody = (res: ServerResponse, hold: Hold | undefined, message: unknown): boolean => {
-    if (hold === undefined) return true;
-    const ids = requestIdsOf(message);
-    const refused = inFlight.admit(hold, ids);
-    if (refused === undefined) return true;
-    refuse(res, refused, {}, refusalOfMessages(refused, ids, Array.isArray(message)));
-    return false;
-  };
-
-  /** Starts the idle timer of an open session with no request open (never of a closed one). */
-  const armIdle = (session: Session): void => {
-    const id = session.transport.sessionId;
-    if (closing || session.closed || id === undefined || sessions.get(id) !== session) return;
-    if (session.idle !== undefined) clearTimeout(session.idle);
-    session.idle = setTimeout(() => {
-      session.expired = true;
-      void session.transport.close().catch(() => undefined);
-    }, limits.sessionIdleMs);
-    session.idle.unref();
-  };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    // Before the path, the body or any session: a refused request costs nothing more.
-    const refused = refusalOf(guard, req.headers, req.socket.localPort);
-    if (refused !== undefined) return refuse(res, refused.reason, refused.headers);
-    if (pathOf(req.url) !== '/mcp') return refuse(res, 'not_found');
-    if (closing) return refuse(res, 'shutting_down');
-    honourConnectionClose(res);
-    const post = req.method === 'POST';
-    if (post && inFlight.full(undefined)) return refuse(res, 'in_flight_limit');
-    if (stateless) {
-      if (!post) return refuse(res, 'method_not_allowed', { allow: 'POST' });
-      const hold = track(res, undefined, true);
-      const body = await readJson(req, limits.maxBodyBytes, buffered);
-      if (typeof body === 'string') return refuse(res, body);
-      if (!admitBody(res, hold, body.value)) return;
-      if (modern !== undefined && (await modern.isModern(req, body.value)))
-        return modern.serve(req, res, body.value);
-      const transport = new Transport({ sessionIdGenerator: undefined });
-      // Closing the transport ends the request's handler, and with it the upstream request.
-      res.once('close', () => void transport.close().catch(() => undefined));
-      await proxy.connect(transport);
-      // A client gone while the upstream was being reached: nothing to answer, nothing to keep.
-      if (res.destroyed) return transport.close();
-      await transport.handleRequest(req, res, body.value);
-      return;
-    }
-    const sid = req.headers['mcp-session-id'];
-    const session = typeof sid === 'string' ? sessions.get(sid) : undefined;
-    if (session !== undefined) {
-      if (post && inFlight.full(session)) return refuse(res, 'in_flight_limit');
-      const hold = track(res, session, post);
-      if (!post) return session.transport.handleRequest(req, res);
-      const body = await readJson(req, limits.maxBodyBytes, buffered);
-      if (typeof body === 'string') return refuse(res, body);
-      if (!admitBody(res, hold, body.value)) return;
-      cancelOnDisconnect(res, session.transport, body.value);
-      return session.transport.handleRequest(req, res, body.value);
-    }
-    if (typeof sid === 'string') return refuse(res, 'session_not_found');
-    // Only an initialize request opens a session (and an upstream connection): anything else
-    // without a session is answered here, before any of that is set up or kept.
-    if (!post) return refuse(res, 'no_session');
-    track(res, undefined, true);
-    const body = await readJson(
-      req,
-      Math.min(limits.maxBodyBytes, SESSIONLESS_BODY_BYTES),
-      buffered,
-    );
-    if (typeof body === 'string') return refuse(res, body);
-    if (!isInitializeRequest(body.value)) return refuse(res, 'no_session');
-    if (sessions.size + opening >= limits.maxSessions) return refuse(res, 'session_limit');
-    opening += 1;
-    const created: Session = {
-      ids: new Set(),
-      transport: new Transport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          sessions.set(id, created);
-          telemetry.sessionOpened();
-        },
-      }),
-      // Its initialize is held against the endpoint's count (track above), not the session's.
-      open: 1,
-      inFlight: 0,
-      idle: undefined,
-      expired: false,
-      closed: false,
-    };
-    // This initialize is the session's first open request: its response closing arms the timer.
-    res.once('close', () => {
-      created.open -= 1;
-      if (created.open === 0) armIdle(created);
-    });
-    created.transport.onclose = () => {
-      created.closed = true;
-      if (created.idle !== undefined) clearTimeout(created.idle);
-      const id = created.transport.sessionId;
-      if (id !== undefined && sessions.get(id) === created) {
-        sessions.delete(id);
-        telemetry.sessionClosed(created.expired);
-      }
-    };
-    try {
-      await proxy.connect(created.transport);
-      // A client gone while the upstream was being reached gets no session at all.
-      if (!res.destroyed) await created.transport.handleRequest(req, res, body.value);
-    } finally {
-      opening -= 1;
-    }
-    // An initialize the SDK refused, or one whose client left, keeps nothing.
-    if (created.transport.sessionId === undefined || res.destroyed) {
-      await created.transport.close();
-      return;
-    }
-    // Its response may have closed before the session existed: the idle timer starts now.
-    if (created.open === 0) armIdle(created);
-  };
-
-  /** A refusal written straight to the socket, for a request no handler has seen. */
-  const refuseOnSocket = (socket: Duplex, reason: RefusalReason): void => {
-    telemetry.refusal(reason);
-    if (socket.writable) {
-      const body = refusalBody(reason);
-      socket.end(
-        `HTTP/1.1 ${REFUSALS[reason].status} ${STATUS_CODES[REFUSALS[reason].status]}\r\n` +
-          'content-type: application/json\r\nconnection: close\r\n' +
-          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
-    }
-    // A peer that never closes its side (a slow client) is cut off shortly after.
-    setTimeout(() => socket.destroy(), 1000).unref();
-  };
-
+/**
+ * The Node HTTP server of an endpoint: its limits on heads and times, each request handed to
+ * `front`, and what Node refuses itself answered like every other refusal.
+ */
+function httpServerFor(
+  front: HttpFront,
+  limits: Readonly<ProxyHttpLimits>,
+  telemetry: HttpEndpointMetrics,
+  log: (line: string) => void,
+): Server {
   const server = createServer(
     {
       maxHeaderSize: limits.maxHeaderBytes,
@@ -299,7 +158,7 @@ export async function serveStreamableHttp(
       keepAliveTimeout: limits.keepAliveTimeoutMs,
     },
     (req, res) => {
-      handle(req, res).catch((error: unknown) => {
+      front.handle(req, res).catch((error: unknown) => {
         const text = firstLineOf(error);
         log(`${req.method ?? 'request'} /mcp failed: ${text}`);
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -315,39 +174,203 @@ export async function serveStreamableHttp(
       socket.destroy();
       return;
     }
-    refuseOnSocket(
-      socket,
+    const reason =
       error.code === 'HPE_HEADER_OVERFLOW'
         ? 'header_too_large'
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? 'request_timeout'
-          : 'bad_request',
+          : 'bad_request';
+    telemetry.refusal(reason);
+    refuseOnSocket(socket, reason);
+  });
+  return server;
+}
+
+/**
+ * One endpoint's handling of a request: the access checks and limits, then the stateless path,
+ * a request of an open session, or an `initialize` that opens one. Its state is in its parts:
+ * the session table, the in-flight limits and the body reader.
+ */
+class HttpFront {
+  readonly sessions: SessionTable<StreamableHTTPServerTransport>;
+  private readonly inFlight: InFlightLimits;
+  private readonly bodies: BodyReader;
+
+  constructor(
+    private readonly proxy: ToolFailureProxy,
+    private readonly config: EndpointConfig,
+    private readonly sdk: HttpSdk,
+    private readonly telemetry: HttpEndpointMetrics,
+    private readonly modern: ModernFront | undefined,
+  ) {
+    this.sessions = new SessionTable(config.limits, telemetry);
+    this.inFlight = new InFlightLimits(config.limits);
+    this.bodies = new BodyReader(config.limits.maxBufferedBytes);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Before the path, the body or any session: a refused request costs nothing more.
+    const refused = refusalOf(this.config.guard, req.headers, req.socket.localPort);
+    if (refused !== undefined) return this.refuse(res, refused.reason, refused.headers);
+    if (pathOf(req.url) !== '/mcp') return this.refuse(res, 'not_found');
+    if (this.sessions.closing) return this.refuse(res, 'shutting_down');
+    honourConnectionClose(res);
+    const post = req.method === 'POST';
+    if (post && this.inFlight.full(undefined)) return this.refuse(res, 'in_flight_limit');
+    if (this.config.stateless) return this.serveStateless(req, res, post);
+    const sid = req.headers['mcp-session-id'];
+    const session = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
+    if (session !== undefined) return this.serveInSession(req, res, session, post);
+    if (typeof sid === 'string') return this.refuse(res, 'session_not_found');
+    // Only an initialize request opens a session (and an upstream connection): anything else
+    // without a session is answered here, before any of that is set up or kept.
+    if (!post) return this.refuse(res, 'no_session');
+    return this.openSession(req, res);
+  }
+
+  /** Closes every session and the 2026-07-28 front; every request from now on is refused. */
+  async close(): Promise<void> {
+    await this.sessions.close();
+    await this.modern?.close().catch(() => undefined);
+  }
+
+  private async serveStateless(
+    req: IncomingMessage,
+    res: ServerResponse,
+    post: boolean,
+  ): Promise<void> {
+    if (!post) return this.refuse(res, 'method_not_allowed', { allow: 'POST' });
+    const message = await this.admittedBody(req, res, undefined, this.config.limits.maxBodyBytes);
+    if (message === undefined) return;
+    const { modern } = this;
+    if (modern !== undefined && (await modern.isModern(req, message.value)))
+      return modern.serve(req, res, message.value);
+    const transport = new this.sdk.Transport({ sessionIdGenerator: undefined });
+    // Closing the transport ends the request's handler, and with it the upstream request.
+    res.once('close', () => void transport.close().catch(() => undefined));
+    await this.proxy.connect(transport);
+    // A client gone while the upstream was being reached: nothing to answer, nothing to keep.
+    if (res.destroyed) return transport.close();
+    await transport.handleRequest(req, res, message.value);
+  }
+
+  private async serveInSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    session: HttpSession<StreamableHTTPServerTransport>,
+    post: boolean,
+  ): Promise<void> {
+    if (post && this.inFlight.full(session.counts)) return this.refuse(res, 'in_flight_limit');
+    if (!post) {
+      session.holdOpen(res);
+      return session.transport.handleRequest(req, res);
+    }
+    const message = await this.admittedBody(req, res, session, this.config.limits.maxBodyBytes);
+    if (message === undefined) return;
+    cancelOnDisconnect(res, session.transport, message.value);
+    return session.transport.handleRequest(req, res, message.value);
+  }
+
+  /** An `initialize` without a session: a new session, if it is one and one more may open. */
+  private async openSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Its initialize is held against the endpoint's count, not the session's (none yet).
+    const max = Math.min(this.config.limits.maxBodyBytes, SESSIONLESS_BODY_BYTES);
+    this.inFlight.holdUntilClosed(res, undefined);
+    const body = await this.bodies.readJson(req, max);
+    if (typeof body === 'string') return this.refuse(res, body);
+    if (!this.sdk.isInitializeRequest(body.value)) return this.refuse(res, 'no_session');
+    const session = await this.sessions.open(
+      (initialized) =>
+        new this.sdk.Transport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: initialized,
+        }),
+      async (opened) => {
+        // This initialize is the session's first open request: its response closing arms the timer.
+        opened.holdOpen(res);
+        await this.proxy.connect(opened.transport);
+        // A client gone while the upstream was being reached gets no session at all.
+        if (!res.destroyed) await opened.transport.handleRequest(req, res, body.value);
+      },
     );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${shownHost}:${address.port}/mcp`,
-    limits,
-    sessions: () => sessions.size,
-    async close() {
-      closing = true;
-      await Promise.all(
-        [...sessions.values()].map((s) => s.transport.close().catch(() => undefined)),
-      );
-      sessions.clear();
-      await modern?.close().catch(() => undefined);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+    if (session === undefined) return this.refuse(res, 'session_limit');
+    // An initialize the SDK refused, or one whose client left, keeps nothing.
+    if (session.transport.sessionId === undefined || res.destroyed) {
+      await session.transport.close();
+      return;
+    }
+    // Its response may have closed before the session existed: the idle timer starts now.
+    session.idleIfUnused();
+  }
+
+  /**
+   * The parsed body of a POST of `session` (or of none), held against the in-flight limits (and
+   * keeping the session from idling) until its response closes, and admitted whole; `undefined`
+   * when it was refused (and answered).
+   */
+  private async admittedBody(
+    req: IncomingMessage,
+    res: ServerResponse,
+    session: HttpSession<StreamableHTTPServerTransport> | undefined,
+    max: number,
+  ): Promise<{ value: unknown } | undefined> {
+    const hold = this.inFlight.holdUntilClosed(res, session?.counts);
+    session?.holdOpen(res);
+    const body = await this.bodies.readJson(req, max);
+    if (typeof body === 'string') return void this.refuse(res, body);
+    const refused = this.inFlight.admitMessage(hold, body.value);
+    if (refused !== undefined) return void this.refuse(res, refused.reason, {}, refused.body);
+    return body;
+  }
+
+  private refuse(
+    res: ServerResponse,
+    reason: RefusalReason,
+    headers: Record<string, string> = {},
+    body = refusalBody(reason),
+  ): void {
+    this.telemetry.refusal(reason);
+    writeRefusal(res, reason, headers, body);
+  }
+}
+
+/** A refusal as the answer to `res` (its body a JSON-RPC error), or its end when too late. */
+function writeRefusal(
+  res: ServerResponse,
+  reason: RefusalReason,
+  headers: Record<string, string>,
+  body: string,
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  // A refused request's unread body is not waited for: the connection closes after the answer.
+  const extra = reason === 'body_too_large' || reason === 'buffer_limit';
+  const refusal: { status: number; retryAfter?: number } = REFUSALS[reason];
+  res
+    .writeHead(refusal.status, {
+      ...headers,
+      ...(refusal.retryAfter === undefined ? {} : { 'retry-after': String(refusal.retryAfter) }),
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      ...(extra ? { connection: 'close' } : {}),
+    })
+    .end(body);
+}
+
+/** A refusal written straight to the socket, for a request no handler has seen. */
+function refuseOnSocket(socket: Duplex, reason: RefusalReason): void {
+  if (socket.writable) {
+    const body = refusalBody(reason);
+    socket.end(
+      `HTTP/1.1 ${REFUSALS[reason].status} ${STATUS_CODES[REFUSALS[reason].status]}\r\n` +
+        'content-type: application/json\r\nconnection: close\r\n' +
+        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  // A peer that never closes its side (a slow client) is cut off shortly after.
+  setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 /** The 2026-07-28 front, or the one-line reason it cannot be had as a configuration error. */
@@ -361,83 +384,6 @@ async function modernFront(proxy: ToolFailureProxy): Promise<ModernFront> {
 
 /** A body longer than this is refused before a session exists (an `initialize` is a few hundred bytes). */
 const SESSIONLESS_BODY_BYTES = 64 * 1024;
-
-/** Bytes of request bodies being read at once, across an endpoint. */
-interface BodyBudget {
-  bytes: number;
-  max: number;
-}
-
-/**
- * The JSON body of `req` in `{ value }`, or the refusal it earns: larger than `max` bytes
- * (by `Content-Length` before reading, or while reading), more than the endpoint's body budget
- * holds at once, or not JSON.
- */
-async function readJson(
-  req: IncomingMessage,
-  max: number,
-  budget: BodyBudget,
-): Promise<{ value: unknown } | 'body_too_large' | 'buffer_limit' | 'parse_error'> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > max) return 'body_too_large';
-  let text: string;
-  try {
-    text = await readBody(req, max, budget);
-  } catch (error) {
-    if (error instanceof BodyRefused) return error.reason;
-    throw error;
-  }
-  try {
-    return { value: JSON.parse(text) as unknown };
-  } catch {
-    return 'parse_error';
-  }
-}
-
-class BodyRefused extends Error {
-  constructor(readonly reason: 'body_too_large' | 'buffer_limit') {
-    super(reason);
-  }
-}
-
-function readBody(req: IncomingMessage, max: number, budget: BodyBudget): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const release = (): void => {
-      budget.bytes -= size;
-      size = 0;
-    };
-    const refuse = (reason: 'body_too_large' | 'buffer_limit'): void => {
-      release();
-      // The rest is dropped unread; the answer says so and the connection closes.
-      req.removeAllListeners('data');
-      req.resume();
-      reject(new BodyRefused(reason));
-    };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      budget.bytes += chunk.length;
-      if (size > max) return refuse('body_too_large');
-      if (budget.bytes > budget.max) return refuse('buffer_limit');
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      release();
-      resolve(text);
-    });
-    req.on('error', (error) => {
-      release();
-      reject(error);
-    });
-    // A client that goes away mid-body: settled either way (a no-op after 'end').
-    req.on('close', () => {
-      release();
-      reject(new Error('the request was aborted'));
-    });
-  });
-}
 
 /** The path of a request target, or `undefined` for one that is not a URL path. */
 function pathOf(target: string | undefined): string | undefined {

@@ -61,78 +61,162 @@ export function modernServerOf(
 export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFailureProxy {
   if (typeof options?.upstream !== 'function')
     throw new TypeError('createToolFailureProxy: options.upstream must be a function');
-  const timeoutMs = positive(options.timeoutMs, 30_000);
-  const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000);
-  const log = faultLog(options.log);
-  const downstreams = new Downstreams(log);
-  let link: UpstreamLink | undefined;
-  /** The upstream as the retry engine calls it; tools/list results relayed are remembered for it. */
-  let upstreamClient: UpstreamClient | undefined;
-  // One retry engine for the upstream: its budget caps retries across every downstream caller,
-  // and its circuits are shared by them too.
-  const retry = upstreamEngine(options, () => upstreamClient?.adapter);
-  // With a breaker, circuits are keyed by the upstream's tools: walked before an unlisted call.
-  const knowTools = circuitBreakerOf(options) === false ? undefined : toolListWalker(log);
-  let sdkLoad: Promise<Sdk> | undefined;
-  let closed = false;
-
-  const ready = async (): Promise<{ sdk: Sdk; link: UpstreamLink }> => {
-    const sdk = await (sdkLoad ??= loadSdk());
-    link ??= new UpstreamLink(
-      sdk,
-      options.upstream,
-      timeoutMs,
-      connectTimeoutMs,
-      options.clientInfo ?? { name: 'mcp-failure-proxy', version: PACKAGE_VERSION },
-    );
-    upstreamClient ??= upstreamClientOf(link, retry);
-    link.onnotification = (notification) => downstreams.deliver(notification);
-    return { sdk, link };
+  const core = new ProxyCore(options);
+  const proxy: ToolFailureProxy = {
+    connect: (transport) => core.connect(transport),
+    close: () => core.close(),
   };
+  MODERN_SERVERS.set(proxy, (modern) => core.modernServer(modern));
+  return proxy;
+}
 
-  const relay = async (
-    upstream: UpstreamLink,
+/** The upstream side once ready: the SDK, the one link, and the client the retry engine calls. */
+interface Ready {
+  sdk: Sdk;
+  link: UpstreamLink;
+  client: UpstreamClient;
+}
+
+/**
+ * One proxy for its lifetime: the upstream link and its retry engine, made on first use and
+ * shared by every downstream connection, and those connections.
+ */
+class ProxyCore {
+  private readonly timeoutMs: number;
+  private readonly connectTimeoutMs: number;
+  private readonly log: (line: string) => void;
+  private readonly downstreams: Downstreams;
+  /** One retry engine for the upstream: its budget and circuits are shared by every caller. */
+  private readonly retry: ToolRetry | undefined;
+  /** With a breaker, circuits are keyed by the upstream's tools: walked before an unlisted call. */
+  private readonly knowTools: ToolListWalker | undefined;
+  private readonly fallbackInfo: UpstreamIdentity['serverInfo'];
+  private sdkLoad: Promise<Sdk> | undefined;
+  private link: UpstreamLink | undefined;
+  /** The upstream as the retry engine calls it; tools/list results relayed are remembered for it. */
+  private upstreamClient: UpstreamClient | undefined;
+  private closed = false;
+
+  constructor(private readonly options: ToolFailureProxyOptions) {
+    this.timeoutMs = positive(options.timeoutMs, 30_000);
+    this.connectTimeoutMs = positive(options.connectTimeoutMs, 10_000);
+    this.log = faultLog(options.log);
+    this.downstreams = new Downstreams(this.log);
+    this.retry = upstreamEngine(options, () => this.upstreamClient?.adapter);
+    this.knowTools = circuitBreakerOf(options) === false ? undefined : toolListWalker(this.log);
+    this.fallbackInfo = options.serverInfo ?? {
+      name: 'mcp-failure-proxy',
+      version: PACKAGE_VERSION,
+    };
+  }
+
+  /** Serves one downstream connection on `transport` with an SDK 1.x `Server`. */
+  async connect(transport: Transport): Promise<void> {
+    if (this.closed) throw new Error('createToolFailureProxy: proxy is closed');
+    const ready = await this.ready();
+    const { capabilities, serverInfo, instructions } = await identityOf(
+      ready.link,
+      this.fallbackInfo,
+    );
+    const server = new ready.sdk.Server(serverInfo, {
+      capabilities,
+      ...(instructions === undefined ? {} : { instructions }),
+    });
+    // The upstream's capabilities (its extension declarations among them) are relayed as they
+    // came: a server-side instrumentation in this process adds no declaration of its own.
+    markRelaying(server);
+    // The Server answers logging/setLevel itself when logging is declared; relay it instead.
+    server.removeRequestHandler('logging/setLevel');
+    const relaying = this.relayFor(server, ready);
+    server.fallbackRequestHandler = async (request, extra) =>
+      relaying.request(request.method, request.params, extra as RelayExtra);
+    server.fallbackNotificationHandler = async (notification) =>
+      relaying.notify(notification as Notification);
+    relayResultsVerbatim(transport, relaying.ledger);
+    server.onclose = () => relaying.closed();
+    await server.connect(transport);
+  }
+
+  /** A 2.x `Server` for one 2026-07-28 request, relaying through the same link. */
+  async modernServer(modern: ModernSdk): Promise<ModernServer> {
+    if (this.closed) throw new Error('createToolFailureProxy: proxy is closed');
+    const ready = await this.ready();
+    return modernServer(modern, await identityOf(ready.link, this.fallbackInfo), (server) =>
+      this.relayFor(server, ready),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.downstreams.servers().map((s) => s.close().catch(() => undefined)));
+    await this.link?.close();
+  }
+
+  private async ready(): Promise<Ready> {
+    const sdk = await (this.sdkLoad ??= loadSdk());
+    const link = (this.link ??= new UpstreamLink(
+      sdk,
+      this.options.upstream,
+      this.timeoutMs,
+      this.connectTimeoutMs,
+      this.options.clientInfo ?? { name: 'mcp-failure-proxy', version: PACKAGE_VERSION },
+    ));
+    const client = (this.upstreamClient ??= upstreamClientOf(link, this.retry));
+    link.onnotification = (notification) => this.downstreams.deliver(notification);
+    return { sdk, link, client };
+  }
+
+  /** The relay behind one downstream server, whichever SDK line the server is from. */
+  private relayFor(server: DownstreamServer, ready: Ready): DownstreamRelay {
+    const ledger = new Map<unknown, unknown>();
+    const downstream: Downstream = this.downstreams.add(server);
+    return {
+      ledger,
+      request: async (method, params, extra) => {
+        const end = this.downstreams.begin(downstream, extra);
+        try {
+          return await this.relay(ready, method, params, extra, ledger);
+        } finally {
+          end();
+        }
+      },
+      notify: async (notification) => {
+        if (LOCAL_NOTIFICATIONS.has(notification.method)) return;
+        await ready.link.notify(notification);
+      },
+      closed: () => {
+        this.downstreams.remove(downstream);
+        ledger.clear();
+      },
+    };
+  }
+
+  /** One request relayed upstream: the upstream's result as it came, or the proxy's own answer. */
+  private async relay(
+    ready: Ready,
     method: string,
     rawParams: unknown,
     extra: RelayExtra,
     ledger: Map<unknown, unknown>,
-  ): Promise<Params> => {
+  ): Promise<Params> {
     // Checked before anything else sees it: the retry engine and its circuits never do.
     if (nestedBeyond(rawParams, MAX_RELAYED_DEPTH))
-      return unrelayable(log, method, rawParams, `nest deeper than ${MAX_RELAYED_DEPTH} levels`);
+      return unrelayable(
+        this.log,
+        method,
+        rawParams,
+        `nest deeper than ${MAX_RELAYED_DEPTH} levels`,
+      );
     const proxySpan = trace.getSpanContext(context.active());
     const params = forwardParams(
       rawParams,
       proxySpan !== undefined && isSpanContextValid(proxySpan),
     );
-    const token = (params?._meta as Params | undefined)?.progressToken;
-    const requestOptions = {
-      signal: extra.signal,
-      ...(token === undefined
-        ? {}
-        : {
-            onprogress: (progress: Params) =>
-              void extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { ...progress, progressToken: token },
-                })
-                .catch(() => undefined),
-          }),
-    };
     try {
-      const client = upstreamClient!;
-      if (method === 'tools/call') await knowTools?.(client.adapter, toolNameOf(params));
-      const result =
-        method === 'tools/call' && client.retrying !== undefined
-          ? ((await client.retrying.callTool(
-              (params ?? {}) as { name: string },
-              requestOptions,
-            )) as Params)
-          : await upstream.request(method, params, requestOptions);
+      const result = await this.send(ready, method, params, extra);
       // The engine's open circuit answered: the proxy's own failure, not a relayed result.
       if (isCircuitOpenAnswer(result)) {
-        logFailure(log, method, toolNameOf(params), result, 'not sent upstream');
+        logFailure(this.log, method, toolNameOf(params), result, 'not sent upstream');
         return result;
       }
       // A result no transport could write on (JSON.stringify would overflow): the upstream's fault.
@@ -141,96 +225,79 @@ export function createToolFailureProxy(options: ToolFailureProxyOptions): ToolFa
           kind: 'malformed',
           detail: `the result nests deeper than ${MAX_RELAYED_DEPTH} levels`,
         });
-      if (method === 'tools/list') rememberToolList(client.adapter, result);
+      if (method === 'tools/list') rememberToolList(ready.client.adapter, result);
       ledger.set(extra.requestId, result);
       // Tell a server-side instrumentation in this process that the result is relayed, not ours.
       return markRelayed(result);
     } catch (error) {
-      if (error instanceof RelayedRpcError) throw error;
-      if (error instanceof UnsendableRequest)
-        return unrelayable(log, method, rawParams, `cannot be sent (${error.message})`);
-      if (!(error instanceof UpstreamError)) throw error;
-      if (method !== 'tools/call') {
-        log(`${plain(method)}: ${INTERNAL_ERROR} (${error.message})`);
-        throw Object.assign(new Error(`mcp-failure-proxy: ${error.message}`), {
-          code: INTERNAL_ERROR,
-        });
-      }
-      const tool = toolNameOf(params);
-      // correlationId: the trace ID of the proxy's own span for this call (or a random one).
-      const idempotent = getToolAnnotations(upstreamClient!.adapter, tool)?.idempotentHint === true;
-      return ownFailure(log, method, tool, upstreamFailureInit(error.problem, tool, idempotent));
+      return this.answerFailure(ready, method, rawParams, params, error);
     }
-  };
+  }
 
-  const fallbackInfo = options.serverInfo ?? {
-    name: 'mcp-failure-proxy',
-    version: PACKAGE_VERSION,
-  };
+  /** Sends one request upstream, through the retry engine for `tools/call` when there is one. */
+  private async send(
+    ready: Ready,
+    method: string,
+    params: Params | undefined,
+    extra: RelayExtra,
+  ): Promise<Params> {
+    const requestOptions = requestOptionsOf(params, extra);
+    const client = ready.client;
+    if (method === 'tools/call') await this.knowTools?.(client.adapter, toolNameOf(params));
+    return method === 'tools/call' && client.retrying !== undefined
+      ? ((await client.retrying.callTool(
+          (params ?? {}) as { name: string },
+          requestOptions,
+        )) as Params)
+      : ready.link.request(method, params, requestOptions);
+  }
 
-  /** The relay behind one downstream server, whichever SDK line the server is from. */
-  const relayFor = (server: DownstreamServer, upstream: UpstreamLink): DownstreamRelay => {
-    const ledger = new Map<unknown, unknown>();
-    const downstream: Downstream = downstreams.add(server);
-    return {
-      ledger,
-      async request(method, params, extra) {
-        const end = downstreams.begin(downstream, extra);
-        try {
-          return await relay(upstream, method, params, extra, ledger);
-        } finally {
-          end();
-        }
-      },
-      async notify(notification) {
-        if (LOCAL_NOTIFICATIONS.has(notification.method)) return;
-        await upstream.notify(notification);
-      },
-      closed() {
-        downstreams.remove(downstream);
-        ledger.clear();
-      },
-    };
-  };
-
-  const proxy: ToolFailureProxy = {
-    async connect(transport: Transport): Promise<void> {
-      if (closed) throw new Error('createToolFailureProxy: proxy is closed');
-      const { sdk, link: upstream } = await ready();
-      const { capabilities, serverInfo, instructions } = await identityOf(upstream, fallbackInfo);
-      const server = new sdk.Server(serverInfo, {
-        capabilities,
-        ...(instructions === undefined ? {} : { instructions }),
+  /**
+   * What the caller gets when relaying failed: the upstream's JSON-RPC error as it came, the
+   * proxy's failure object for `tools/call` (a JSON-RPC error for any other method), or the
+   * error itself when it is none of the relay's.
+   */
+  private answerFailure(
+    ready: Ready,
+    method: string,
+    rawParams: unknown,
+    params: Params | undefined,
+    error: unknown,
+  ): Params {
+    if (error instanceof RelayedRpcError) throw error;
+    if (error instanceof UnsendableRequest)
+      return unrelayable(this.log, method, rawParams, `cannot be sent (${error.message})`);
+    if (!(error instanceof UpstreamError)) throw error;
+    if (method !== 'tools/call') {
+      this.log(`${plain(method)}: ${INTERNAL_ERROR} (${error.message})`);
+      throw Object.assign(new Error(`mcp-failure-proxy: ${error.message}`), {
+        code: INTERNAL_ERROR,
       });
-      // The upstream's capabilities (its extension declarations among them) are relayed as they
-      // came: a server-side instrumentation in this process adds no declaration of its own.
-      markRelaying(server);
-      // The Server answers logging/setLevel itself when logging is declared; relay it instead.
-      server.removeRequestHandler('logging/setLevel');
-      const relaying = relayFor(server, upstream);
-      server.fallbackRequestHandler = async (request, extra) =>
-        relaying.request(request.method, request.params, extra as RelayExtra);
-      server.fallbackNotificationHandler = async (notification) =>
-        relaying.notify(notification as Notification);
-      relayResultsVerbatim(transport, relaying.ledger);
-      server.onclose = () => relaying.closed();
-      await server.connect(transport);
-    },
+    }
+    const tool = toolNameOf(params);
+    // correlationId: the trace ID of the proxy's own span for this call (or a random one).
+    const idempotent = getToolAnnotations(ready.client.adapter, tool)?.idempotentHint === true;
+    return ownFailure(this.log, method, tool, upstreamFailureInit(error.problem, tool, idempotent));
+  }
+}
 
-    async close(): Promise<void> {
-      closed = true;
-      await Promise.all(downstreams.servers().map((s) => s.close().catch(() => undefined)));
-      await link?.close();
-    },
+/** The options of one upstream request: the caller's signal, and its progress relayed back. */
+function requestOptionsOf(params: Params | undefined, extra: RelayExtra): RequestOptions {
+  const token = (params?._meta as Params | undefined)?.progressToken;
+  return {
+    signal: extra.signal,
+    ...(token === undefined
+      ? {}
+      : {
+          onprogress: (progress: Params) =>
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { ...progress, progressToken: token },
+              })
+              .catch(() => undefined),
+        }),
   };
-  MODERN_SERVERS.set(proxy, async (modern) => {
-    if (closed) throw new Error('createToolFailureProxy: proxy is closed');
-    const { link: upstream } = await ready();
-    return modernServer(modern, await identityOf(upstream, fallbackInfo), (server) =>
-      relayFor(server, upstream),
-    );
-  });
-  return proxy;
 }
 
 /** What a downstream server mirrors of the upstream: its own, or `serverInfo` while it is down. */
@@ -268,6 +335,9 @@ interface UpstreamClient {
 }
 
 type RequestOptions = { signal: AbortSignal; onprogress?: (p: Params) => void };
+
+/** Walks the upstream's tools before the first call of `tool` when it is not listed yet. */
+type ToolListWalker = (client: UpstreamClient['adapter'], tool: string) => Promise<void>;
 
 /**
  * The upstream's retry engine: the `retry` policy, with `circuitBreaker` when set; for a breaker
@@ -326,9 +396,7 @@ function listedTools(
  * so that its circuits are keyed by the tools it has. A failed walk leaves the call without a
  * circuit, said once; a later call walks again.
  */
-function toolListWalker(
-  log: (line: string) => void,
-): (client: UpstreamClient['adapter'], tool: string) => Promise<void> {
+function toolListWalker(log: (line: string) => void): ToolListWalker {
   let said = false;
   return async (client, tool) => {
     if (hasListedTool(client, tool)) return;

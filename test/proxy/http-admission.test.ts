@@ -1,5 +1,6 @@
 // The in-flight limits counted in requests (src/proxy/http-admission.ts), directly: what a POST
 // holds while read and once admitted, and what it gives back.
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HTTP_LIMITS } from '../../src/proxy/http-limits.js';
 import {
@@ -65,5 +66,47 @@ describe('InFlightLimits', () => {
       ]),
     ).toEqual([1]);
     expect(requestIdsOf({ jsonrpc: '2.0', id: 'a', method: 'ping' })).toEqual(['a']);
+  });
+});
+
+describe('InFlightLimits as the admission of one POST', () => {
+  it('holds a POST until its response closes, once', () => {
+    const table = new InFlightLimits(limits);
+    const s = session();
+    const res = new EventEmitter();
+    table.holdUntilClosed(res, s);
+    expect(s.inFlight).toBe(1);
+    res.emit('close');
+    res.emit('close');
+    expect(s.inFlight).toBe(0);
+    expect(table.full(undefined)).toBe(false);
+  });
+
+  it('admits a parsed body, or refuses it whole with one error per request id', () => {
+    const table = new InFlightLimits(limits);
+    const s = session();
+    const res = new EventEmitter();
+    const hold = table.holdUntilClosed(res, s);
+    expect(
+      table.admitMessage(hold, [
+        { jsonrpc: '2.0', id: 1, method: 'tools/call' },
+        { jsonrpc: '2.0', method: 'notifications/progress' },
+      ]),
+    ).toBeUndefined();
+    expect([...s.ids]).toEqual([1]);
+    const again = table.holdUntilClosed(new EventEmitter(), s);
+    const refused = table.admitMessage(again, [{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    expect(refused?.reason).toBe('duplicate_id');
+    expect(JSON.parse(refused!.body)).toEqual([
+      { jsonrpc: '2.0', id: 1, error: expect.objectContaining({ code: -32600 }) },
+    ]);
+    const single = table.admitMessage(table.holdUntilClosed(new EventEmitter(), s), {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'ping',
+    });
+    expect(JSON.parse(single!.body)).toMatchObject({ id: 1 });
+    res.emit('close');
+    expect(s.ids.size).toBe(0);
   });
 });

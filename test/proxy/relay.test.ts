@@ -1,8 +1,10 @@
 import { SpanKind } from '@opentelemetry/api';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
+import { Client } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { scriptedUpstream, sdkUpstream, throughProxy } from './harness.js';
 
@@ -218,5 +220,29 @@ describe('relay through createToolFailureProxy (in memory)', () => {
     expect(proxyServer).toBeDefined();
     expect(proxyServer?.attributes).not.toHaveProperty('mcp.tool.failure.class');
     expect(proxyServer?.attributes['error.type']).toBe('tool_error');
+  });
+
+  it('shares one upstream connection across downstream connections, and takes none once closed', async () => {
+    const upstream = scriptedUpstream((method) =>
+      method === 'tools/call'
+        ? { result: { content: [{ type: 'text', text: 'ok' }] } }
+        : { result: {} },
+    );
+    const p = await throughProxy({ upstream: upstream.factory });
+    const [secondSide, proxySide] = InMemoryTransport.createLinkedPair();
+    await p.proxy.connect(proxySide);
+    const second = new Client({ name: 'second', version: '1' });
+    await second.connect(secondSide);
+    await p.client.callTool({ name: 'a' });
+    await second.callTool({ name: 'b' });
+    expect(upstream.connections).toBe(1);
+    expect(upstream.requests.map((r) => r.method)).toEqual(['tools/call', 'tools/call']);
+    const secondClosed = new Promise<void>((resolve) => (second.onclose = resolve));
+    await p.close();
+    // Closing the proxy closes every downstream connection, not only the first.
+    await secondClosed;
+    const [, late] = InMemoryTransport.createLinkedPair();
+    await expect(p.proxy.connect(late)).rejects.toThrow('createToolFailureProxy: proxy is closed');
+    expect(upstream.connections).toBe(1);
   });
 });
