@@ -10,7 +10,7 @@ import { baselineClassOfCode, TOOL_FAILURE_META_KEY } from '../tool-failure/cons
 import { readToolFailure } from '../tool-failure/read.js';
 import { decide } from '../retry/decide.js';
 import type { RetryDecision } from '../retry/types.js';
-import { CLIENT_RULES, type BehaviourRule } from './behaviour-rules.js';
+import { CLIENT_RULES, type Rule } from './rules.js';
 import { RuleTally, type BehaviourVerdict } from './rule-table.js';
 import type { ScriptedCall } from './scripted.js';
 
@@ -57,7 +57,7 @@ export interface ClientCheckReport {
 export const NOT_BEFORE_TOLERANCE_MS = 2;
 
 /** The rule a no-retry decision protects. `not_classified`: none (an opaque error, as today). */
-function ruleOfStop(decision: RetryDecision): BehaviourRule | undefined {
+function ruleOfStop(decision: RetryDecision): Rule | undefined {
   switch (decision.reason) {
     case 'capability':
       return CLIENT_RULES.NO_RETRY_CAPABILITY;
@@ -126,7 +126,7 @@ export function checkClientSession(
       const after = `attempt ${i + 2} arrived ${next === undefined ? 0 : next.receivedAt - call.receivedAt} ms after attempt ${i + 1}`;
       if (decision.action !== 'retry') {
         const guarded = ruleOfStop(decision);
-        const also: BehaviourRule[] = [];
+        const also: Rule[] = [];
         if (reading.status === 'valid') {
           if (baselineClassOfCode(reading.failure.code) === undefined)
             also.push(R.DISPATCH_ON_CLASS);

@@ -8,8 +8,9 @@
 import { isRecord } from '../shared/safe.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
-import { TOOL_FAILURE_RULES, type ToolFailureRule } from '../tool-failure/rules.js';
+import { TOOL_FAILURE_RULES } from '../tool-failure/rules.js';
 import { Tally } from './rule-table.js';
+import { SESSION_RULES, type RuleVerdict } from './rules.js';
 
 /** What one `tools/call` got back. */
 export type CallAnswer =
@@ -42,8 +43,7 @@ export interface DeclarationSeen {
  */
 export type DeclarationStatus = 'declared' | 'not declared' | 'declared but not implemented';
 
-/** The verdict on one rule. */
-export type RuleStatus = 'pass' | 'fail' | 'not exercised';
+export type { RuleStatus } from './rules.js';
 
 /** One call that broke a rule. */
 export interface RuleViolation {
@@ -53,20 +53,12 @@ export interface RuleViolation {
   message: string;
 }
 
-/** One row of the rule table. */
-export interface RuleVerdict {
-  rule: string;
-  level: ToolFailureRule['level'];
-  statement: string;
-  status: RuleStatus;
-  /** How many calls the rule was checked on. */
-  checked: number;
-  violations: RuleViolation[];
-}
+/** A row of `check server`: violations named by call. */
+export type ServerRuleVerdict = RuleVerdict<RuleViolation>;
 
 /** Everything `checkServerOutcomes` concludes. */
 export interface ServerCheckReport {
-  rules: RuleVerdict[];
+  rules: ServerRuleVerdict[];
   calls: number;
   /** Results with `isError: true`. */
   errorResults: number;
@@ -85,38 +77,6 @@ export interface ServerCheckReport {
   /** 'fail' when any rule failed or the extension is not implemented. */
   verdict: 'pass' | 'fail';
 }
-
-interface CheckerRule {
-  id: string;
-  level: ToolFailureRule['level'];
-  statement: string;
-}
-
-/** The rules only a whole session can show; ids as in docs/conformance.md. */
-export const SERVER_CHECK_RULES = Object.freeze({
-  PLACEMENT: {
-    id: 'TF-PLACEMENT',
-    level: 'MUST NOT',
-    statement:
-      'A tool failure travels in the result (isError), never as a JSON-RPC error carrying a toolFailure.',
-  },
-  META_KEY: {
-    id: 'TF-META-KEY',
-    level: 'MUST',
-    statement:
-      'An error result carries its classification under _meta["io.modelcontextprotocol/toolFailure"].',
-  },
-  CORRELATION_UNIQUE: {
-    id: 'TF-CORRELATION-UNIQUE',
-    level: 'MUST',
-    statement: 'Each call gets its own correlationId.',
-  },
-  CORRELATION_OPAQUE: {
-    id: 'TF-CORRELATION-OPAQUE',
-    level: 'MUST NOT',
-    statement: 'correlationId carries no request data (no string argument value of the call).',
-  },
-} satisfies Record<string, CheckerRule>);
 
 /**
  * Argument values shorter than this are only compared for equality: a short string (`"a"`,
@@ -142,7 +102,7 @@ export function checkServerOutcomes(
   declared: DeclarationSeen = { declared: false, looked: [], notes: [] },
 ): ServerCheckReport {
   const tally = new Tally<RuleViolation>();
-  const R = SERVER_CHECK_RULES;
+  const R = SESSION_RULES;
   const seen = new Map<string, number>();
   let errorResults = 0;
   let failureObjects = 0;
@@ -215,7 +175,7 @@ export function checkServerOutcomes(
   // Uniqueness takes two calls to show: one correlationId alone proves nothing.
   if (correlationIds > 1) tally.exercise(R.CORRELATION_UNIQUE.id, correlationIds);
 
-  const rules: RuleVerdict[] = [
+  const rules: ServerRuleVerdict[] = [
     tally.verdict(R.PLACEMENT),
     tally.verdict(R.META_KEY),
     ...Object.values(TOOL_FAILURE_RULES).map((rule) => tally.verdict(rule)),
