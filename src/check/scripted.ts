@@ -2,8 +2,9 @@
  * The scripted MCP server of `check client` and the scripted upstream of `check proxy`: a fixed
  * set of tools whose answers are known in advance, and a JSON-RPC handler that serves them and
  * records every `tools/call` with its arrival time. Pure: the shells (stdio, Streamable HTTP)
- * live in src/cli/check-client-serve.ts; the clock is passed in.
+ * live in src/cli/wire-server.ts; the clock is passed in.
  */
+import { INVALID_PARAMS, METHOD_NOT_FOUND } from '../shared/jsonrpc.js';
 import { isRecord } from '../shared/safe.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { PACKAGE_VERSION } from '../version.js';
@@ -85,7 +86,11 @@ export function createScriptedHandler(
         const name = typeof params.name === 'string' ? params.name : '';
         const tool = byName.get(name);
         if (tool === undefined)
-          return { jsonrpc: '2.0', id, error: { code: -32602, message: `Unknown tool: ${name}` } };
+          return {
+            jsonrpc: '2.0',
+            id,
+            error: { code: INVALID_PARAMS, message: `Unknown tool: ${name}` },
+          };
         const attempt = (attempts.get(name) ?? 0) + 1;
         attempts.set(name, attempt);
         const receivedAt = now();
@@ -94,7 +99,11 @@ export function createScriptedHandler(
         return { jsonrpc: '2.0', id, result };
       }
       default:
-        return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
+        return {
+          jsonrpc: '2.0',
+          id,
+          error: { code: METHOD_NOT_FOUND, message: 'Method not found' },
+        };
     }
   };
 }

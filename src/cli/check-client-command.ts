@@ -31,7 +31,8 @@ import {
 } from '../check/scripted.js';
 import { isRecord } from '../shared/safe.js';
 import { ChildStartError, startChild, substitute, type ChildRun } from './check-client-run.js';
-import { readCallLog, startScriptedHttp } from './check-client-serve.js';
+import { readCallLog } from './check-client-serve.js';
+import { startLoopbackHttp } from './wire-server.js';
 import {
   CHECK_EXIT,
   CheckUsageError as UsageError,
@@ -162,7 +163,7 @@ async function serveScript(
   const env: Record<string, string> = { [CLIENT_ENV.transport]: options.transport };
   if (options.transport === 'http') {
     const calls: ScriptedCall[] = [];
-    const http = await startScriptedHttp(createScriptedHandler(tools, (c) => calls.push(c)));
+    const http = await startLoopbackHttp(createScriptedHandler(tools, (c) => calls.push(c)));
     env[CLIENT_ENV.serverUrl] = http.url;
     return {
       env,

@@ -29,8 +29,9 @@ import { MODERN_REVISION } from '../shared/envelope.js';
 import { isRecord } from '../shared/safe.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { ChildStartError, startChild, substitute, type StartedChild } from './check-client-run.js';
-import { loadProxyCases, readCallLog, startScriptedHttp } from './check-client-serve.js';
-import { httpWire, stdioWire, type WireSession } from './check-proxy-wire.js';
+import { loadProxyCases, readCallLog } from './check-client-serve.js';
+import { startLoopbackHttp } from './wire-server.js';
+import { httpWire, stdioWire, type WireSession } from './wire-client.js';
 import {
   CHECK_EXIT,
   CheckUsageError as UsageError,
@@ -294,7 +295,7 @@ async function serveUpstream(
 ): Promise<ServedUpstream> {
   if (options.upstream === 'http') {
     const calls: ScriptedCall[] = [];
-    const http = await startScriptedHttp(
+    const http = await startLoopbackHttp(
       createScriptedHandler(proxyScript(cases), (c) => calls.push(c)),
     );
     return {
