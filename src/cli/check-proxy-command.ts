@@ -112,6 +112,9 @@ interface Options {
   revision: typeof LEGACY_REVISION | typeof MODERN_REVISION;
 }
 
+/** The longest the intermediary under test runs: the check ends it long before, as a rule. */
+const INTERMEDIARY_DEADLINE_MS = 600_000;
+
 /** The revision the checker speaks unless told otherwise. */
 const LEGACY_REVISION = '2025-06-18';
 
@@ -352,7 +355,7 @@ async function startIntermediary(
     let onLine: (line: string) => void = () => undefined;
     child = startChild(options.command, args, upstream.env, {
       stdin: 'pipe',
-      timeoutMs: 600_000,
+      timeoutMs: INTERMEDIARY_DEADLINE_MS,
       onLine: (line) => onLine(line),
     });
     const stdin = child.child.stdin;
@@ -362,7 +365,7 @@ async function startIntermediary(
   } else {
     child = startChild(options.command, args, upstream.env, {
       stdin: 'ignore',
-      timeoutMs: 600_000,
+      timeoutMs: INTERMEDIARY_DEADLINE_MS,
     });
     session = httpWire(
       proxyUrl,
