@@ -9,7 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallAnswer, DeclarationSeen } from '../check/server.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { declaresExtension } from '../tool-failure/declaration.js';
-import { discoverCapabilities } from './check-server-discover.js';
+import { discoverCapabilities, environment } from './check-server-discover.js';
 import { REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { firstLineOf } from '../shared/first-line.js';
@@ -69,12 +69,10 @@ function transportTo(
       lastStderrLine: () => '',
     };
   let lastStderrLine = '';
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   const stdio = new sdk.stdio.StdioClientTransport({
     command: target.command,
     args: target.args,
-    env,
+    env: environment(),
     stderr: 'pipe',
   });
   // The server's own stderr is not ours to print; its last line explains a failed start.
