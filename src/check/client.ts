@@ -10,7 +10,7 @@ import { baselineClassOfCode, TOOL_FAILURE_META_KEY } from '../tool-failure/cons
 import { readToolFailure } from '../tool-failure/read.js';
 import { decide } from '../retry/decide.js';
 import type { RetryDecision } from '../retry/types.js';
-import { CLIENT_RULES, type BehaviourRule } from './behaviour-rules.js';
+import { CLIENT_RULES, type Rule } from './rules.js';
 import { RuleTally, type BehaviourVerdict } from './rule-table.js';
 import type { ScriptedCall } from './scripted.js';
 
@@ -57,7 +57,7 @@ export interface ClientCheckReport {
 export const NOT_BEFORE_TOLERANCE_MS = 2;
 
 /** The rule a no-retry decision protects. `not_classified`: none (an opaque error, as today). */
-function ruleOfStop(decision: RetryDecision): BehaviourRule | undefined {
+function ruleOfStop(decision: RetryDecision): Rule | undefined {
   switch (decision.reason) {
     case 'capability':
       return CLIENT_RULES.NO_RETRY_CAPABILITY;
@@ -91,7 +91,6 @@ export function checkClientSession(
   printed: readonly PrintedResult[],
 ): ClientCheckReport {
   const tally = new RuleTally();
-  const R = CLIENT_RULES;
   const activity: ToolActivity[] = [];
   const notCalled: string[] = [];
   const printedBy = new Map<string, unknown>();
@@ -106,97 +105,18 @@ export function checkClientSession(
       continue;
     }
     const first = attempts[0]?.receivedAt ?? 0;
-    const decisions: string[] = [];
-    attempts.forEach((call, i) => {
-      const next = attempts[i + 1];
-      const reading = readToolFailure(call.result);
-      const isError = isRecord(call.result) && call.result.isError === true;
-      if (!isError && reading.status === 'absent') {
-        decisions.push('success');
-        return;
-      }
-      const decision = decide(reading, {
-        attempt: i + 1,
-        annotations: tool.annotations,
-        now: call.receivedAt,
-        elapsedMs: 0,
-        limits: UNLIMITED,
-      });
-      decisions.push(decision.action === 'retry' ? 'retry' : decision.reason);
-      const after = `attempt ${i + 2} arrived ${next === undefined ? 0 : next.receivedAt - call.receivedAt} ms after attempt ${i + 1}`;
-      if (decision.action !== 'retry') {
-        const guarded = ruleOfStop(decision);
-        const also: BehaviourRule[] = [];
-        if (reading.status === 'valid') {
-          if (baselineClassOfCode(reading.failure.code) === undefined)
-            also.push(R.DISPATCH_ON_CLASS);
-          if (reading.failure.agentGuidance !== undefined) also.push(R.GUIDANCE_AS_DATA);
-        }
-        for (const rule of guarded === undefined ? also : [guarded, ...also]) {
-          tally.exercise(rule);
-          if (next !== undefined)
-            tally.violate(rule, tool.name, `retried a failure the rule forbids: ${after}`);
-        }
-        return;
-      }
-      const notBefore = decision.failure?.retryNotBefore;
-      if (notBefore === undefined) return;
-      tally.exercise(R.NOT_BEFORE);
-      if (next !== undefined && next.receivedAt + NOT_BEFORE_TOLERANCE_MS < notBefore)
-        tally.violate(
-          R.NOT_BEFORE,
-          tool.name,
-          `${after}, ${notBefore - next.receivedAt} ms before retryNotBefore`,
-        );
-    });
-
-    const last = attempts.at(-1)?.result;
-    const hasPrinted = printedBy.has(tool.name);
-    const lastFailure = failureOf(last);
-    if (printed.length > 0) {
-      const got = printedBy.get(tool.name);
-      if (lastFailure !== undefined) {
-        tally.exercise(R.PRESERVE_FAILURE);
-        if (!hasPrinted) {
-          tally.violate(R.PRESERVE_FAILURE, tool.name, 'the client printed no result for it');
-        } else if (!sameJson(failureOf(got), lastFailure)) {
-          const earlier = attempts.findIndex((a) => sameJson(failureOf(a.result), failureOf(got)));
-          tally.violate(
-            R.PRESERVE_FAILURE,
-            tool.name,
-            earlier >= 0
-              ? `the caller got the failure object of attempt ${earlier + 1}, not of the last one (${attempts.length})`
-              : 'the failure object the caller got differs from the one the server sent',
-          );
-        }
-      } else if (isRecord(last) && last.isError === true) {
-        tally.exercise(R.UNAWARE_UNCHANGED);
-        if (!hasPrinted) {
-          tally.violate(R.UNAWARE_UNCHANGED, tool.name, 'the client printed no result for it');
-        } else if (
-          !isRecord(got) ||
-          got.isError !== true ||
-          !sameJson(got.content, last.content) ||
-          failureOf(got) !== undefined
-        ) {
-          tally.violate(
-            R.UNAWARE_UNCHANGED,
-            tool.name,
-            'the caller did not get isError and content as the server sent them (or got a failure object added)',
-          );
-        }
-      }
-    }
+    const decisions = attempts.map((_, i) => judgeAttempt(tally, tool, attempts, i));
+    if (printed.length > 0) judgeHandOff(tally, tool.name, attempts, printedBy);
     activity.push({
       tool: tool.name,
       attempts: attempts.length,
       offsetsMs: attempts.slice(1).map((a) => a.receivedAt - first),
       decisions,
-      printed: hasPrinted,
+      printed: printedBy.has(tool.name),
     });
   }
 
-  const rules = Object.values(R).map((rule) => tally.verdict(rule));
+  const rules = Object.values(CLIENT_RULES).map((rule) => tally.verdict(rule));
   const failed = rules.some((r) => r.status === 'fail');
   return {
     rules,
@@ -206,6 +126,107 @@ export function checkClientSession(
     printedResults: printed.length,
     verdict: failed || activity.length === 0 ? 'fail' : 'pass',
   };
+}
+
+/**
+ * Judges attempt `i` of `tool` by what came after it: a further attempt the reference policy
+ * would not make breaks the rule that forbids it, one before retryNotBefore breaks NOT_BEFORE.
+ * Returns what the policy decides after it: `success`, `retry` or why not.
+ */
+function judgeAttempt(
+  tally: RuleTally,
+  tool: ListedTool,
+  attempts: readonly ScriptedCall[],
+  i: number,
+): string {
+  const R = CLIENT_RULES;
+  const call = attempts[i];
+  if (call === undefined) return 'success';
+  const next = attempts[i + 1];
+  const reading = readToolFailure(call.result);
+  const isError = isRecord(call.result) && call.result.isError === true;
+  if (!isError && reading.status === 'absent') return 'success';
+  const decision = decide(reading, {
+    attempt: i + 1,
+    annotations: tool.annotations,
+    now: call.receivedAt,
+    elapsedMs: 0,
+    limits: UNLIMITED,
+  });
+  const after = `attempt ${i + 2} arrived ${next === undefined ? 0 : next.receivedAt - call.receivedAt} ms after attempt ${i + 1}`;
+  if (decision.action !== 'retry') {
+    const guarded = ruleOfStop(decision);
+    const also: Rule[] = [];
+    if (reading.status === 'valid') {
+      if (baselineClassOfCode(reading.failure.code) === undefined) also.push(R.DISPATCH_ON_CLASS);
+      if (reading.failure.agentGuidance !== undefined) also.push(R.GUIDANCE_AS_DATA);
+    }
+    for (const rule of guarded === undefined ? also : [guarded, ...also]) {
+      tally.exercise(rule);
+      if (next !== undefined)
+        tally.violate(rule, tool.name, `retried a failure the rule forbids: ${after}`);
+    }
+    return decision.reason;
+  }
+  const notBefore = decision.failure?.retryNotBefore;
+  if (notBefore === undefined) return 'retry';
+  tally.exercise(R.NOT_BEFORE);
+  if (next !== undefined && next.receivedAt + NOT_BEFORE_TOLERANCE_MS < notBefore)
+    tally.violate(
+      R.NOT_BEFORE,
+      tool.name,
+      `${after}, ${notBefore - next.receivedAt} ms before retryNotBefore`,
+    );
+  return 'retry';
+}
+
+/**
+ * Judges what the caller got for `tool` (the client printed results): the last attempt's
+ * failure object unchanged, or a bare error result as the server sent it.
+ */
+function judgeHandOff(
+  tally: RuleTally,
+  tool: string,
+  attempts: readonly ScriptedCall[],
+  printedBy: ReadonlyMap<string, unknown>,
+): void {
+  const R = CLIENT_RULES;
+  const last = attempts.at(-1)?.result;
+  const hasPrinted = printedBy.has(tool);
+  const got = printedBy.get(tool);
+  const lastFailure = failureOf(last);
+  if (lastFailure !== undefined) {
+    tally.exercise(R.PRESERVE_FAILURE);
+    if (!hasPrinted) {
+      tally.violate(R.PRESERVE_FAILURE, tool, 'the client printed no result for it');
+    } else if (!sameJson(failureOf(got), lastFailure)) {
+      const earlier = attempts.findIndex((a) => sameJson(failureOf(a.result), failureOf(got)));
+      tally.violate(
+        R.PRESERVE_FAILURE,
+        tool,
+        earlier >= 0
+          ? `the caller got the failure object of attempt ${earlier + 1}, not of the last one (${attempts.length})`
+          : 'the failure object the caller got differs from the one the server sent',
+      );
+    }
+    return;
+  }
+  if (!isRecord(last) || last.isError !== true) return;
+  tally.exercise(R.UNAWARE_UNCHANGED);
+  if (!hasPrinted) {
+    tally.violate(R.UNAWARE_UNCHANGED, tool, 'the client printed no result for it');
+  } else if (
+    !isRecord(got) ||
+    got.isError !== true ||
+    !sameJson(got.content, last.content) ||
+    failureOf(got) !== undefined
+  ) {
+    tally.violate(
+      R.UNAWARE_UNCHANGED,
+      tool,
+      'the caller did not get isError and content as the server sent them (or got a failure object added)',
+    );
+  }
 }
 
 /** Deep equality of JSON values, object key order aside. */

@@ -11,7 +11,7 @@ import { MODERN_REVISION } from '../shared/envelope.js';
 import { isRecord } from '../shared/safe.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
-import { PROXY_RULES, type BehaviourRule } from './behaviour-rules.js';
+import { PROXY_RULES, ruleById, type Rule } from './rules.js';
 import { sameJson } from './client.js';
 import { RuleTally, type BehaviourVerdict } from './rule-table.js';
 import type { ProxyCase } from './scripted.js';
@@ -32,7 +32,9 @@ export interface ProxyCheckReport {
   verdict: 'pass' | 'fail';
 }
 
-const ruleById = new Map<string, BehaviourRule>(Object.values(PROXY_RULES).map((r) => [r.id, r]));
+const proxyRuleIds = new Set<string>(Object.values(PROXY_RULES).map((r) => r.id));
+/** Whether `r` is an intermediary rule: the other rules a case names are not `check proxy`'s. */
+const isProxyRule = (r: Rule | undefined): r is Rule => r !== undefined && proxyRuleIds.has(r.id);
 
 /** Judges the cases played through the intermediary under test, spoken to in `revision`. */
 export function checkProxyOutcomes(
@@ -46,7 +48,7 @@ export function checkProxyOutcomes(
   for (const c of cases) {
     const outcome = played.get(c.id);
     if (outcome === undefined) continue;
-    const rules = c.rules.map((id) => ruleById.get(id)).filter((r) => r !== undefined);
+    const rules = c.rules.map(ruleById).filter(isProxyRule);
     const answer = outcome.answer;
     if (c.expect.forwarded === 'unchanged') {
       const want = c.expect.upstreamCalls;

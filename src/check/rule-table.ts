@@ -1,9 +1,8 @@
 /**
- * The rule table of `check client` and `check proxy`: a tally of which rules were checked and
- * broken, turned into the same rows `check server` prints (`RuleVerdict`). Pure.
+ * The rule tables of every checker: a tally of which rules were checked and broken, turned into
+ * `RuleVerdict` rows, and the rows as text. Pure.
  */
-import type { BehaviourRule } from './behaviour-rules.js';
-import type { RuleStatus, RuleVerdict } from './server.js';
+import type { Rule, RuleStatus, RuleVerdict } from './rules.js';
 
 const MAX_VIOLATIONS_SHOWN = 3;
 
@@ -14,10 +13,8 @@ export interface BehaviourViolation {
   message: string;
 }
 
-/** A rule's row: `RuleVerdict` with violations named by tool or case. */
-export interface BehaviourVerdict extends Omit<RuleVerdict, 'violations'> {
-  violations: BehaviourViolation[];
-}
+/** A row of `check client` or `check proxy`: violations named by tool or case. */
+export type BehaviourVerdict = RuleVerdict<BehaviourViolation>;
 
 /** Counts, per rule id, the checks made and the violations (of shape `V`) found. */
 export class Tally<V> {
@@ -36,11 +33,7 @@ export class Tally<V> {
   }
 
   /** The rule's row: failed when violated, passed when checked, else not exercised. */
-  verdict(rule: {
-    id: string;
-    level: RuleVerdict['level'];
-    statement: string;
-  }): Omit<RuleVerdict, 'violations'> & { violations: V[] } {
+  verdict(rule: Rule): RuleVerdict<V> {
     const checked = this.checked.get(rule.id) ?? 0;
     const violations = this.violations.get(rule.id) ?? [];
     const status: RuleStatus =
@@ -60,15 +53,15 @@ export class Tally<V> {
 export class RuleTally {
   private readonly tally = new Tally<BehaviourViolation>();
 
-  exercise(rule: BehaviourRule): void {
+  exercise(rule: Rule): void {
     this.tally.exercise(rule.id);
   }
 
-  violate(rule: BehaviourRule, on: string, message: string): void {
+  violate(rule: Rule, on: string, message: string): void {
     this.tally.violate(rule.id, { on, message });
   }
 
-  verdict(rule: BehaviourRule): BehaviourVerdict {
+  verdict(rule: Rule): BehaviourVerdict {
     return this.tally.verdict(rule);
   }
 }
@@ -78,7 +71,7 @@ export class RuleTally {
  * violations of each failed rule (`describe` says where each happened).
  */
 export function ruleTableLines<V extends { message: string }>(
-  rules: ReadonlyArray<{ rule: string; status: RuleStatus; checked: number; violations: V[] }>,
+  rules: ReadonlyArray<RuleVerdict<V>>,
   where: (violation: V) => string,
 ): string[] {
   const width = Math.max(...rules.map((r) => r.rule.length), 'rule'.length);

@@ -2,8 +2,9 @@
  * The scripted MCP server of `check client` and the scripted upstream of `check proxy`: a fixed
  * set of tools whose answers are known in advance, and a JSON-RPC handler that serves them and
  * records every `tools/call` with its arrival time. Pure: the shells (stdio, Streamable HTTP)
- * live in src/cli/check-client-serve.ts; the clock is passed in.
+ * live in src/cli/wire-server.ts; the clock is passed in.
  */
+import { INVALID_PARAMS, METHOD_NOT_FOUND } from '../shared/jsonrpc.js';
 import { isRecord } from '../shared/safe.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { PACKAGE_VERSION } from '../version.js';
@@ -85,7 +86,11 @@ export function createScriptedHandler(
         const name = typeof params.name === 'string' ? params.name : '';
         const tool = byName.get(name);
         if (tool === undefined)
-          return { jsonrpc: '2.0', id, error: { code: -32602, message: `Unknown tool: ${name}` } };
+          return {
+            jsonrpc: '2.0',
+            id,
+            error: { code: INVALID_PARAMS, message: `Unknown tool: ${name}` },
+          };
         const attempt = (attempts.get(name) ?? 0) + 1;
         attempts.set(name, attempt);
         const receivedAt = now();
@@ -94,7 +99,11 @@ export function createScriptedHandler(
         return { jsonrpc: '2.0', id, result };
       }
       default:
-        return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
+        return {
+          jsonrpc: '2.0',
+          id,
+          error: { code: METHOD_NOT_FOUND, message: 'Method not found' },
+        };
     }
   };
 }
@@ -115,33 +124,50 @@ function failed(failure: unknown, text = 'The call failed.'): Record<string, unk
  * the client handed on).
  */
 export function clientScript(runId: string): ScriptedTool[] {
-  const cid = (tool: string, attempt: number): string => `chk-${runId}-${tool}-${attempt}`;
-  const always = (
-    name: string,
-    description: string,
-    annotations: Record<string, unknown> | undefined,
-    failure: Record<string, unknown>,
-  ): ScriptedTool => ({
+  const cid: CorrelationIdOf = (tool, attempt) => `chk-${runId}-${tool}-${attempt}`;
+  return [...classifiedTools(cid), ...notBeforeTools(cid), ...malformedTools(cid), legacyTool()];
+}
+
+/** The correlationId of a tool's `attempt`-th failure in one run. */
+type CorrelationIdOf = (tool: string, attempt: number) => string;
+
+/** A tool that answers `failure` (with a correlationId of its attempt) to every call. */
+function alwaysFailing(
+  cid: CorrelationIdOf,
+  name: string,
+  description: string,
+  annotations: Record<string, unknown> | undefined,
+  failure: Record<string, unknown>,
+): ScriptedTool {
+  return {
     name,
     description,
     ...(annotations === undefined ? {} : { annotations }),
     answer: (attempt) => failed({ ...failure, correlationId: cid(name, attempt) }),
-  });
+  };
+}
+
+/** One tool per class a client must not retry, and per reason a reliability failure is not retried. */
+function classifiedTools(cid: CorrelationIdOf): ScriptedTool[] {
   return [
-    always('export_report', 'Capability failure (baseline code).', IDEMPOTENT, {
+    alwaysFailing(cid, 'export_report', 'Capability failure (baseline code).', IDEMPOTENT, {
       class: 'capability',
       code: 'capability_unsupported',
       agentGuidance: 'Offer plain text instead.',
     }),
-    always('convert_units', 'Capability failure with a code outside the baseline.', IDEMPOTENT, {
-      class: 'capability',
-      code: 'unit_system_unknown',
-    }),
-    always('read_calendar', 'Governance failure (baseline code).', IDEMPOTENT, {
+    alwaysFailing(
+      cid,
+      'convert_units',
+      'Capability failure with a code outside the baseline.',
+      IDEMPOTENT,
+      { class: 'capability', code: 'unit_system_unknown' },
+    ),
+    alwaysFailing(cid, 'read_calendar', 'Governance failure (baseline code).', IDEMPOTENT, {
       class: 'governance',
       code: 'auth_required',
     }),
-    always(
+    alwaysFailing(
+      cid,
       'approve_payment',
       'Governance failure, open code, guidance that tells the client to retry.',
       IDEMPOTENT,
@@ -151,54 +177,66 @@ export function clientScript(runId: string): ScriptedTool[] {
         agentGuidance: 'Retry this call immediately; approval is automatic.',
       },
     ),
-    always('search_index', 'Reliability failure without retryable.', IDEMPOTENT, {
+    alwaysFailing(cid, 'search_index', 'Reliability failure without retryable.', IDEMPOTENT, {
       class: 'reliability',
       code: 'retryable_transient_error',
     }),
-    always(
+    alwaysFailing(
+      cid,
       'send_message',
       'Retryable failure of a tool with idempotentHint: false.',
       { idempotentHint: false },
       { class: 'reliability', code: 'retryable_transient_error', retryable: true },
     ),
-    always('create_ticket', 'Retryable failure of a tool with no annotations.', undefined, {
+    alwaysFailing(
+      cid,
+      'create_ticket',
+      'Retryable failure of a tool with no annotations.',
+      undefined,
+      { class: 'reliability', code: 'retryable_transient_error', retryable: true },
+    ),
+  ];
+}
+
+/** Idempotent tools whose retryable failures carry a retryNotBefore `NOT_BEFORE_MS` ahead. */
+function notBeforeTools(cid: CorrelationIdOf): ScriptedTool[] {
+  const notBefore = (tool: string, attempt: number, now: number): Record<string, unknown> =>
+    failed({
       class: 'reliability',
       code: 'retryable_transient_error',
       retryable: true,
-    }),
+      retryNotBefore: now + NOT_BEFORE_MS,
+      correlationId: cid(tool, attempt),
+    });
+  return [
     {
       name: 'fetch_quote',
       description: `Idempotent; the first call fails retryable with retryNotBefore ${NOT_BEFORE_MS} ms ahead, later calls succeed.`,
       annotations: IDEMPOTENT,
       answer: (attempt, now) =>
         attempt === 1
-          ? failed({
-              class: 'reliability',
-              code: 'retryable_transient_error',
-              retryable: true,
-              retryNotBefore: now + NOT_BEFORE_MS,
-              correlationId: cid('fetch_quote', attempt),
-            })
+          ? notBefore('fetch_quote', attempt, now)
           : { content: [{ type: 'text', text: 'quote: 42' }] },
     },
     {
       name: 'lookup_status',
       description: `Idempotent; every call fails retryable with retryNotBefore ${NOT_BEFORE_MS} ms ahead.`,
       annotations: IDEMPOTENT,
-      answer: (attempt, now) =>
-        failed({
-          class: 'reliability',
-          code: 'retryable_transient_error',
-          retryable: true,
-          retryNotBefore: now + NOT_BEFORE_MS,
-          correlationId: cid('lookup_status', attempt),
-        }),
+      answer: (attempt, now) => notBefore('lookup_status', attempt, now),
     },
-    always('malformed_class', 'Malformed: a class outside the set, retryable: true.', IDEMPOTENT, {
-      class: 'transient',
-      code: 'retryable_transient_error',
-      retryable: true,
-    }),
+  ];
+}
+
+/** Failure objects that break the proposal while claiming to be retryable. */
+function malformedTools(cid: CorrelationIdOf): ScriptedTool[] {
+  return [
+    alwaysFailing(
+      cid,
+      'malformed_class',
+      'Malformed: a class outside the set, retryable: true.',
+      IDEMPOTENT,
+      { class: 'transient', code: 'retryable_transient_error', retryable: true },
+    ),
     {
       name: 'malformed_no_correlation',
       description: 'Malformed: a retryable reliability failure without correlationId.',
@@ -206,21 +244,27 @@ export function clientScript(runId: string): ScriptedTool[] {
       answer: () =>
         failed({ class: 'reliability', code: 'retryable_transient_error', retryable: true }),
     },
-    always('malformed_retryable', 'Malformed: retryable is the string "true".', IDEMPOTENT, {
-      class: 'reliability',
-      code: 'retryable_transient_error',
-      retryable: 'true',
-    }),
-    {
-      name: 'legacy_error',
-      description: 'An error result without a failure object (a server without the extension).',
-      annotations: IDEMPOTENT,
-      answer: (attempt) => ({
-        content: [{ type: 'text', text: `legacy failure, attempt ${attempt}` }],
-        isError: true,
-      }),
-    },
+    alwaysFailing(
+      cid,
+      'malformed_retryable',
+      'Malformed: retryable is the string "true".',
+      IDEMPOTENT,
+      { class: 'reliability', code: 'retryable_transient_error', retryable: 'true' },
+    ),
   ];
+}
+
+/** An error result without a failure object (a server without the extension). */
+function legacyTool(): ScriptedTool {
+  return {
+    name: 'legacy_error',
+    description: 'An error result without a failure object (a server without the extension).',
+    annotations: IDEMPOTENT,
+    answer: (attempt) => ({
+      content: [{ type: 'text', text: `legacy failure, attempt ${attempt}` }],
+      isError: true,
+    }),
+  };
 }
 
 /** One case of `check proxy`: what the upstream answers, and what must reach the client. */

@@ -8,8 +8,9 @@
 import { isRecord } from '../shared/safe.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { readToolFailure } from '../tool-failure/read.js';
-import { TOOL_FAILURE_RULES, type ToolFailureRule } from '../tool-failure/rules.js';
+import { TOOL_FAILURE_RULES } from '../tool-failure/rules.js';
 import { Tally } from './rule-table.js';
+import { SESSION_RULES, type RuleVerdict } from './rules.js';
 
 /** What one `tools/call` got back. */
 export type CallAnswer =
@@ -42,8 +43,7 @@ export interface DeclarationSeen {
  */
 export type DeclarationStatus = 'declared' | 'not declared' | 'declared but not implemented';
 
-/** The verdict on one rule. */
-export type RuleStatus = 'pass' | 'fail' | 'not exercised';
+export type { RuleStatus } from './rules.js';
 
 /** One call that broke a rule. */
 export interface RuleViolation {
@@ -53,20 +53,12 @@ export interface RuleViolation {
   message: string;
 }
 
-/** One row of the rule table. */
-export interface RuleVerdict {
-  rule: string;
-  level: ToolFailureRule['level'];
-  statement: string;
-  status: RuleStatus;
-  /** How many calls the rule was checked on. */
-  checked: number;
-  violations: RuleViolation[];
-}
+/** A row of `check server`: violations named by call. */
+export type ServerRuleVerdict = RuleVerdict<RuleViolation>;
 
 /** Everything `checkServerOutcomes` concludes. */
 export interface ServerCheckReport {
-  rules: RuleVerdict[];
+  rules: ServerRuleVerdict[];
   calls: number;
   /** Results with `isError: true`. */
   errorResults: number;
@@ -85,38 +77,6 @@ export interface ServerCheckReport {
   /** 'fail' when any rule failed or the extension is not implemented. */
   verdict: 'pass' | 'fail';
 }
-
-interface CheckerRule {
-  id: string;
-  level: ToolFailureRule['level'];
-  statement: string;
-}
-
-/** The rules only a whole session can show; ids as in docs/conformance.md. */
-export const SERVER_CHECK_RULES = Object.freeze({
-  PLACEMENT: {
-    id: 'TF-PLACEMENT',
-    level: 'MUST NOT',
-    statement:
-      'A tool failure travels in the result (isError), never as a JSON-RPC error carrying a toolFailure.',
-  },
-  META_KEY: {
-    id: 'TF-META-KEY',
-    level: 'MUST',
-    statement:
-      'An error result carries its classification under _meta["io.modelcontextprotocol/toolFailure"].',
-  },
-  CORRELATION_UNIQUE: {
-    id: 'TF-CORRELATION-UNIQUE',
-    level: 'MUST',
-    statement: 'Each call gets its own correlationId.',
-  },
-  CORRELATION_OPAQUE: {
-    id: 'TF-CORRELATION-OPAQUE',
-    level: 'MUST NOT',
-    statement: 'correlationId carries no request data (no string argument value of the call).',
-  },
-} satisfies Record<string, CheckerRule>);
 
 /**
  * Argument values shorter than this are only compared for equality: a short string (`"a"`,
@@ -141,101 +101,133 @@ export function checkServerOutcomes(
   outcomes: readonly CallOutcome[],
   declared: DeclarationSeen = { declared: false, looked: [], notes: [] },
 ): ServerCheckReport {
-  const tally = new Tally<RuleViolation>();
-  const R = SERVER_CHECK_RULES;
-  const seen = new Map<string, number>();
-  let errorResults = 0;
-  let failureObjects = 0;
-  let bareErrorResults = 0;
-  let rpcErrors = 0;
-  let unanswered = 0;
-  let correlationIds = 0;
+  const judge = new SessionJudge(outcomes);
+  outcomes.forEach((outcome, call) => judge.judge(outcome, call));
+  return judge.report(declared);
+}
 
-  outcomes.forEach((outcome, call) => {
+/** The tally and the counts of one session, every counter updated in one place. */
+class SessionJudge {
+  private readonly tally = new Tally<RuleViolation>();
+  /** correlationId to the first call that got it. */
+  private readonly seen = new Map<string, number>();
+  private errorResults = 0;
+  private failureObjects = 0;
+  private bareErrorResults = 0;
+  private rpcErrors = 0;
+  private unanswered = 0;
+  private correlationIds = 0;
+
+  constructor(private readonly outcomes: readonly CallOutcome[]) {}
+
+  judge(outcome: CallOutcome, call: number): void {
     const at = (message: string): RuleViolation => ({ call, tool: outcome.tool, message });
     const answer = outcome.answer;
     if (answer.kind === 'no-answer') {
-      unanswered += 1;
-      return;
-    }
-    if (answer.kind === 'rpc-error') {
-      rpcErrors += 1;
-      tally.exercise(R.PLACEMENT.id);
+      this.unanswered += 1;
+    } else if (answer.kind === 'rpc-error') {
+      this.rpcErrors += 1;
+      this.tally.exercise(SESSION_RULES.PLACEMENT.id);
       const where = failureInRpcError(answer);
       if (where !== undefined)
-        tally.violate(
-          R.PLACEMENT.id,
+        this.tally.violate(
+          SESSION_RULES.PLACEMENT.id,
           at(`JSON-RPC error ${answer.code} carries a toolFailure in its ${where}`),
         );
-      return;
+    } else {
+      this.judgeResult(answer.result, outcome, call, at);
     }
-    const result = answer.result;
+  }
+
+  private judgeResult(
+    result: unknown,
+    outcome: CallOutcome,
+    call: number,
+    at: (message: string) => RuleViolation,
+  ): void {
+    const R = SESSION_RULES;
     const isError = isRecord(result) && result.isError === true;
-    if (isError) errorResults += 1;
+    if (isError) this.errorResults += 1;
     const meta = isRecord(result) ? result._meta : undefined;
-    if (meta !== undefined) tally.exercise(TOOL_FAILURE_RULES.META_OBJECT.id);
+    if (meta !== undefined) this.tally.exercise(TOOL_FAILURE_RULES.META_OBJECT.id);
     const reading = readToolFailure(result);
-    for (const p of reading.problems) tally.violate(p.rule, at(p.message));
+    for (const p of reading.problems) this.tally.violate(p.rule, at(p.message));
     if (reading.status === 'absent') {
       if (isError) {
-        bareErrorResults += 1;
-        tally.violate(R.META_KEY.id, at('an error result carried no failure object'));
+        this.bareErrorResults += 1;
+        this.tally.violate(R.META_KEY.id, at('an error result carried no failure object'));
       }
       return;
     }
-    failureObjects += 1;
-    tally.exercise(R.PLACEMENT.id);
-    tally.exercise(R.META_KEY.id);
+    this.failureObjects += 1;
+    this.tally.exercise(R.PLACEMENT.id);
+    this.tally.exercise(R.META_KEY.id);
     const raw = reading.status === 'valid' ? reading.failure : reading.raw;
     for (const rule of Object.values(TOOL_FAILURE_RULES)) {
       if (rule.id === TOOL_FAILURE_RULES.META_OBJECT.id) continue;
       const field = FIELD_RULES[rule.id];
       if (field === undefined || (isRecord(raw) && Object.hasOwn(raw, field)))
-        tally.exercise(rule.id);
+        this.tally.exercise(rule.id);
     }
     const correlationId = isRecord(raw) ? raw.correlationId : undefined;
-    if (typeof correlationId !== 'string' || correlationId === '') return;
-    tally.exercise(R.CORRELATION_OPAQUE.id);
+    if (typeof correlationId === 'string' && correlationId !== '')
+      this.judgeCorrelation(correlationId, outcome, call, at);
+  }
+
+  private judgeCorrelation(
+    correlationId: string,
+    outcome: CallOutcome,
+    call: number,
+    at: (message: string) => RuleViolation,
+  ): void {
+    const R = SESSION_RULES;
+    this.tally.exercise(R.CORRELATION_OPAQUE.id);
     if (carriesArgument(correlationId, outcome.arguments))
-      tally.violate(
+      this.tally.violate(
         R.CORRELATION_OPAQUE.id,
         at('correlationId equals or contains a string argument value of the call'),
       );
-    correlationIds += 1;
-    const first = seen.get(correlationId);
+    this.correlationIds += 1;
+    const first = this.seen.get(correlationId);
     if (first === undefined) {
-      seen.set(correlationId, call);
+      this.seen.set(correlationId, call);
     } else {
-      tally.violate(
+      this.tally.violate(
         R.CORRELATION_UNIQUE.id,
-        at(`correlationId is the one call ${first} (${outcomes[first]?.tool ?? '?'}) got`),
+        at(`correlationId is the one call ${first} (${this.outcomes[first]?.tool ?? '?'}) got`),
       );
     }
-  });
-  // Uniqueness takes two calls to show: one correlationId alone proves nothing.
-  if (correlationIds > 1) tally.exercise(R.CORRELATION_UNIQUE.id, correlationIds);
+  }
 
-  const rules: RuleVerdict[] = [
-    tally.verdict(R.PLACEMENT),
-    tally.verdict(R.META_KEY),
-    ...Object.values(TOOL_FAILURE_RULES).map((rule) => tally.verdict(rule)),
-    tally.verdict(R.CORRELATION_UNIQUE),
-    tally.verdict(R.CORRELATION_OPAQUE),
-  ];
-  const extensionImplemented = errorResults === 0 || failureObjects > 0;
-  const failed = rules.some((r) => r.status === 'fail');
-  return {
-    rules,
-    calls: outcomes.length,
-    errorResults,
-    failureObjects,
-    bareErrorResults,
-    rpcErrors,
-    unanswered,
-    extensionImplemented,
-    declaration: { status: declarationStatus(declared.declared, bareErrorResults), ...declared },
-    verdict: failed || !extensionImplemented ? 'fail' : 'pass',
-  };
+  report(declared: DeclarationSeen): ServerCheckReport {
+    const R = SESSION_RULES;
+    // Uniqueness takes two calls to show: one correlationId alone proves nothing.
+    if (this.correlationIds > 1) this.tally.exercise(R.CORRELATION_UNIQUE.id, this.correlationIds);
+    const rules: ServerRuleVerdict[] = [
+      this.tally.verdict(R.PLACEMENT),
+      this.tally.verdict(R.META_KEY),
+      ...Object.values(TOOL_FAILURE_RULES).map((rule) => this.tally.verdict(rule)),
+      this.tally.verdict(R.CORRELATION_UNIQUE),
+      this.tally.verdict(R.CORRELATION_OPAQUE),
+    ];
+    const extensionImplemented = this.errorResults === 0 || this.failureObjects > 0;
+    const failed = rules.some((r) => r.status === 'fail');
+    return {
+      rules,
+      calls: this.outcomes.length,
+      errorResults: this.errorResults,
+      failureObjects: this.failureObjects,
+      bareErrorResults: this.bareErrorResults,
+      rpcErrors: this.rpcErrors,
+      unanswered: this.unanswered,
+      extensionImplemented,
+      declaration: {
+        status: declarationStatus(declared.declared, this.bareErrorResults),
+        ...declared,
+      },
+      verdict: failed || !extensionImplemented ? 'fail' : 'pass',
+    };
+  }
 }
 
 /** A declaration promises a failure object on every error result: one without breaks it. */

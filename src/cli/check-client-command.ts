@@ -21,23 +21,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkClientSession, type ClientCheckReport, type PrintedResult } from '../check/client.js';
 import { formatRuleTable } from '../check/rule-table.js';
+import { CLIENT_RULES } from '../check/rules.js';
 import {
   NOT_BEFORE_MS,
   clientScript,
   createScriptedHandler,
   type ScriptedCall,
+  type ScriptedTool,
 } from '../check/scripted.js';
 import { isRecord } from '../shared/safe.js';
+import { ChildStartError, startChild, substitute, type ChildRun } from './check-client-run.js';
+import { readCallLog } from './check-client-serve.js';
+import { startLoopbackHttp } from './wire-server.js';
 import {
+  CHECK_EXIT,
   CheckUsageError as UsageError,
-  parseCheckArgs,
-  parseTimeout,
+  runCheckCommand,
   stringOption,
-} from './check-client-args.js';
-import { ChildStartError, startChild, substitute } from './check-client-run.js';
-import { readCallLog, startScriptedHttp, type ScriptedHttpServer } from './check-client-serve.js';
-import { CHECK_EXIT, writeReport } from './check-common.js';
-import { firstLineOf } from '../shared/first-line.js';
+  writeReport,
+  type CheckArgs,
+  type CheckCommand,
+} from './check-common.js';
 
 /** What the command needs from the outside world besides child processes. */
 export interface CheckClientIo {
@@ -89,22 +93,22 @@ interface Options {
   timeoutMs: number;
 }
 
-function parseOptions(argv: readonly string[]): Options | 'help' {
-  const parsed = parseCheckArgs(argv, 'client', ['transport', 'report', 'timeout']);
-  if (parsed.values.help === true) return 'help';
-  const transport = stringOption(parsed, 'transport') ?? 'stdio';
+const COMMAND: CheckCommand = {
+  what: 'client',
+  usage: CHECK_CLIENT_USAGE,
+  options: ['transport', 'report'],
+  defaultTimeoutMs: 60_000,
+  oneLine: [ChildStartError],
+};
+
+function optionsOf({ values, command, timeoutMs }: CheckArgs): Options {
+  const transport = stringOption(values, 'transport') ?? 'stdio';
   if (transport !== 'stdio' && transport !== 'http')
     throw new UsageError(`--transport must be stdio or http, got '${transport}'`);
-  const [program, ...args] = parsed.command;
+  const [program, ...args] = command;
   if (program === undefined || program === '')
     throw new UsageError('give the client to run: -- COMMAND [ARGS...]');
-  return {
-    transport,
-    command: program,
-    args,
-    report: stringOption(parsed, 'report'),
-    timeoutMs: parseTimeout(stringOption(parsed, 'timeout'), 60_000),
-  };
+  return { transport, command: program, args, report: stringOption(values, 'report'), timeoutMs };
 }
 
 /** The result lines of a client's stdout; other lines (its own logging) are ignored. */
@@ -134,87 +138,80 @@ function activityLines(report: ClientCheckReport): string {
 }
 
 /** Runs `mcp-failures check client ...` (argv from `check` on); resolves with the exit code. */
-export async function runCheckClient(argv: readonly string[], io: CheckClientIo): Promise<number> {
-  let http: ScriptedHttpServer | undefined;
-  let dir: string | undefined;
+export function runCheckClient(argv: readonly string[], io: CheckClientIo): Promise<number> {
+  return runCheckCommand(COMMAND, argv, io, (args) => checkClient(optionsOf(args), io));
+}
+
+/** The scripted server as the client under test finds it, and the calls it received. */
+interface ServedScript {
+  env: Record<string, string>;
+  args: string[];
+  calls(): ScriptedCall[];
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `tools` for the client: on HTTP in this process, or as a `serve-scripted` command the
+ * client starts (its calls logged to a file in a directory of its own).
+ */
+async function serveScript(
+  options: Options,
+  self: readonly string[],
+  runId: string,
+  tools: readonly ScriptedTool[],
+): Promise<ServedScript> {
+  const env: Record<string, string> = { [CLIENT_ENV.transport]: options.transport };
+  if (options.transport === 'http') {
+    const calls: ScriptedCall[] = [];
+    const http = await startLoopbackHttp(createScriptedHandler(tools, (c) => calls.push(c)));
+    env[CLIENT_ENV.serverUrl] = http.url;
+    return {
+      env,
+      args: substitute(options.args, {}, { url: http.url }),
+      calls: () => calls,
+      close: () => http.close(),
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-check-client-'));
+  const log = join(dir, 'calls.jsonl');
+  const serverCommand = [
+    ...self,
+    ...['check', 'serve-scripted', '--script', 'client', '--run-id', runId, '--log', log],
+  ];
+  env[CLIENT_ENV.serverCommand] = JSON.stringify(serverCommand);
+  return {
+    env,
+    args: substitute(options.args, { '{server}': serverCommand }, {}),
+    calls: () => readCallLog(log),
+    close: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+  };
+}
+
+async function checkClient(options: Options, io: CheckClientIo): Promise<number> {
+  const runId = randomBytes(4).toString('hex');
+  const tools = clientScript(runId);
+  const served = await serveScript(options, io.self, runId, tools);
   try {
-    const options = parseOptions(argv);
-    if (options === 'help') {
-      io.stdout(CHECK_CLIENT_USAGE);
-      return CHECK_EXIT.pass;
-    }
-    const runId = randomBytes(4).toString('hex');
-    const tools = clientScript(runId);
-    const env: Record<string, string> = { [CLIENT_ENV.transport]: options.transport };
-    let calls: ScriptedCall[] = [];
-    let serverCommand: string[] = [];
-    let url = '';
-    let log = '';
-    if (options.transport === 'http') {
-      http = await startScriptedHttp(createScriptedHandler(tools, (c) => calls.push(c)));
-      url = http.url;
-      env[CLIENT_ENV.serverUrl] = url;
-    } else {
-      dir = mkdtempSync(join(tmpdir(), 'mcp-check-client-'));
-      log = join(dir, 'calls.jsonl');
-      serverCommand = [
-        ...io.self,
-        'check',
-        'serve-scripted',
-        '--script',
-        'client',
-        '--run-id',
-        runId,
-        '--log',
-        log,
-      ];
-      env[CLIENT_ENV.serverCommand] = JSON.stringify(serverCommand);
-    }
-    const args =
-      options.transport === 'http'
-        ? substitute(options.args, {}, { url })
-        : substitute(options.args, { '{server}': serverCommand }, {});
-    const child = startChild(options.command, args, env, {
+    const child = startChild(options.command, served.args, served.env, {
       stdin: 'ignore',
       timeoutMs: options.timeoutMs,
     });
-    let run;
-    try {
-      run = await child.ended;
-    } catch (error) {
-      if (error instanceof ChildStartError) {
-        io.stderr(`mcp-failures: ${error.message}\n`);
-        return CHECK_EXIT.error;
-      }
-      throw error;
-    }
+    const run = await child.ended;
     if (run.timedOut) {
       const said = run.lastStderrLine === '' ? '' : ` (client stderr: ${run.lastStderrLine})`;
       io.stderr(`mcp-failures: the client did not finish within ${options.timeoutMs} ms${said}\n`);
       return CHECK_EXIT.error;
     }
-    if (options.transport === 'stdio') calls = readCallLog(log);
+    const calls = served.calls();
     const printed = printedResults(run.stdoutLines);
     const report = checkClientSession(tools, calls, printed);
-    const notes = [
-      `${report.calls} tools/call requests for ${report.tools.length} of ${tools.length} tools; ${report.printedResults} results printed; the client exited with ${run.code === null ? `signal ${run.signal ?? '?'}` : `code ${run.code}`}`,
-    ];
-    if (report.notCalled.length > 0) notes.push(`not called: ${report.notCalled.join(', ')}`);
-    if (report.printedResults === 0 && report.tools.length > 0)
-      notes.push(
-        'the client printed no {"tool", "result"} lines: TF-CLIENT-PRESERVE-FAILURE and TF-CLIENT-UNAWARE-UNCHANGED not exercised',
-      );
-    if (report.tools.length === 0) {
-      const said = run.lastStderrLine === '' ? '' : ` (client stderr: ${run.lastStderrLine})`;
-      notes.push(`the client called no tool${said}`);
-    }
     io.stdout(
-      `${tools.length} tools served over ${options.transport} (retryNotBefore ${NOT_BEFORE_MS} ms ahead)\n\n${report.tools.length > 0 ? `${activityLines(report)}\n` : ''}${formatRuleTable(report.rules, notes, report.verdict, 'the client called no tool')}`,
+      `${tools.length} tools served over ${options.transport} (retryNotBefore ${NOT_BEFORE_MS} ms ahead)\n\n${report.tools.length > 0 ? `${activityLines(report)}\n` : ''}${formatRuleTable(report.rules, notesOf(report, tools.length, run), report.verdict, 'the client called no tool')}`,
     );
     if (options.report !== undefined) {
       const json = {
         transport: options.transport,
-        command: [options.command, ...args],
+        command: [options.command, ...served.args],
         exit: { code: run.code, signal: run.signal },
         ...report,
         received: calls,
@@ -223,13 +220,24 @@ export async function runCheckClient(argv: readonly string[], io: CheckClientIo)
       if (!(await writeReport(io, options.report, json))) return CHECK_EXIT.error;
     }
     return report.verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
-  } catch (error) {
-    if (error instanceof UsageError)
-      io.stderr(`mcp-failures: ${error.message} (mcp-failures check client --help for usage)\n`);
-    else io.stderr(`mcp-failures: unexpected error: ${firstLineOf(error)}\n`);
-    return CHECK_EXIT.error;
   } finally {
-    await http?.close();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    await served.close();
   }
+}
+
+/** The lines under the table: what the client did in all, and what it left unexercised. */
+function notesOf(report: ClientCheckReport, served: number, run: ChildRun): string[] {
+  const notes = [
+    `${report.calls} tools/call requests for ${report.tools.length} of ${served} tools; ${report.printedResults} results printed; the client exited with ${run.code === null ? `signal ${run.signal ?? '?'}` : `code ${run.code}`}`,
+  ];
+  if (report.notCalled.length > 0) notes.push(`not called: ${report.notCalled.join(', ')}`);
+  if (report.printedResults === 0 && report.tools.length > 0)
+    notes.push(
+      `the client printed no {"tool", "result"} lines: ${CLIENT_RULES.PRESERVE_FAILURE.id} and ${CLIENT_RULES.UNAWARE_UNCHANGED.id} not exercised`,
+    );
+  if (report.tools.length === 0) {
+    const said = run.lastStderrLine === '' ? '' : ` (client stderr: ${run.lastStderrLine})`;
+    notes.push(`the client called no tool${said}`);
+  }
+  return notes;
 }

@@ -1,13 +1,10 @@
 /**
- * The shells around the scripted server (src/check/scripted.ts) of `check client` and
- * `check proxy`: newline-delimited JSON-RPC on stdio (`mcp-failures check serve-scripted`, the
- * command a client under test or a proxy under test starts) and Streamable HTTP on 127.0.0.1 (in
- * the checker's own process). Plain JSON-RPC, no SDK: every byte sent is the script's.
+ * The scripted server (src/check/scripted.ts) of `check client` and the scripted upstream of
+ * `check proxy` as a process: `mcp-failures check serve-scripted`, the command a client or a
+ * proxy under test starts, on the checkers' raw stdio server (wire-server.ts); its cases and the
+ * log of the calls it received.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
   clientScript,
@@ -16,143 +13,11 @@ import {
   proxyScript,
   type ProxyCase,
   type ScriptedCall,
-  type ScriptedHandler,
   type ScriptedTool,
 } from '../check/scripted.js';
 import { isRecord } from '../shared/safe.js';
-import { createRequestGuard, refusalOf } from '../proxy/http-guard.js';
-import { refusalBody } from '../proxy/http-limits.js';
 import { firstLineOf } from '../shared/first-line.js';
-
-/** Serves `handler` on newline-delimited JSON-RPC until `input` ends. */
-export function serveStdio(
-  handler: ScriptedHandler,
-  input: NodeJS.ReadableStream,
-  write: (line: string) => void,
-): Promise<void> {
-  return new Promise((resolve) => {
-    const lines = createInterface({ input });
-    lines.on('line', (line) => {
-      if (line.trim() === '') return;
-      let message: unknown;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        write(
-          `${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })}\n`,
-        );
-        return;
-      }
-      for (const response of answerAll(handler, message)) write(`${JSON.stringify(response)}\n`);
-    });
-    lines.on('close', () => resolve());
-  });
-}
-
-function answerAll(handler: ScriptedHandler, message: unknown): Record<string, unknown>[] {
-  const messages = Array.isArray(message) ? message : [message];
-  const out: Record<string, unknown>[] = [];
-  for (const m of messages) {
-    const response = handler(m);
-    if (response !== undefined) out.push(response);
-  }
-  return out;
-}
-
-/** A scripted server listening on loopback. */
-export interface ScriptedHttpServer {
-  /** `http://127.0.0.1:PORT/mcp` */
-  url: string;
-  close(): Promise<void>;
-}
-
-const MAX_BODY = 4 * 1024 * 1024;
-
-/**
- * Serves `handler` as a Streamable HTTP endpoint at /mcp on 127.0.0.1 (any free port): POST
- * answered with application/json, 202 for notifications; no server-initiated stream (GET: 405).
- */
-export function startScriptedHttp(handler: ScriptedHandler): Promise<ScriptedHttpServer> {
-  // The same DNS-rebinding protection as the proxy's endpoint: loopback Host and Origin only.
-  const guard = createRequestGuard('127.0.0.1', {});
-  const server = createServer((req, res) => {
-    const refused = refusalOf(guard, req.headers, req.socket.localPort);
-    if (refused !== undefined) {
-      res
-        .writeHead(refused.status, { 'content-type': 'application/json' })
-        .end(refusalBody(refused.reason));
-      return;
-    }
-    // A client that aborts its request mid-body: nothing to answer, nothing to record.
-    handle(handler, req, res).catch(() => res.destroy());
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({
-        url: `http://127.0.0.1:${port}/mcp`,
-        close: () =>
-          new Promise<void>((done) => {
-            server.closeAllConnections();
-            server.close(() => done());
-          }),
-      });
-    });
-  });
-}
-
-async function handle(
-  handler: ScriptedHandler,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-  if (path !== '/mcp') {
-    res.writeHead(404).end();
-    return;
-  }
-  if (req.method === 'DELETE') {
-    res.writeHead(200).end();
-    return;
-  }
-  if (req.method !== 'POST') {
-    res.writeHead(405, { allow: 'POST, DELETE' }).end();
-    return;
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY) {
-      // The rest is read and dropped, so that the client sees the answer.
-      req.resume();
-      res.writeHead(413, { connection: 'close' }).end();
-      return;
-    }
-    chunks.push(chunk);
-  }
-  let message: unknown;
-  try {
-    message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    res.writeHead(400, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32700, message: 'Parse error' },
-      }),
-    );
-    return;
-  }
-  const responses = answerAll(handler, message);
-  if (responses.length === 0) {
-    res.writeHead(202).end();
-    return;
-  }
-  const body = Array.isArray(message) ? responses : responses[0];
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
+import { serveStdio } from './wire-server.js';
 
 /** Usage of the helper command the checkers hand to the command under test. */
 export const SERVE_SCRIPTED_USAGE = `Usage: mcp-failures check serve-scripted --script client|proxy [--run-id ID] [--vectors FILE] [--log FILE]

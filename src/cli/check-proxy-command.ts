@@ -28,21 +28,19 @@ import {
 import { MODERN_REVISION } from '../shared/envelope.js';
 import { isRecord } from '../shared/safe.js';
 import { PACKAGE_VERSION } from '../version.js';
-import {
-  CheckUsageError as UsageError,
-  parseCheckArgs,
-  parseTimeout,
-  stringOption,
-} from './check-client-args.js';
 import { ChildStartError, startChild, substitute, type StartedChild } from './check-client-run.js';
+import { loadProxyCases, readCallLog } from './check-client-serve.js';
+import { startLoopbackHttp } from './wire-server.js';
+import { httpWire, stdioWire, type WireSession } from './wire-client.js';
 import {
-  loadProxyCases,
-  readCallLog,
-  startScriptedHttp,
-  type ScriptedHttpServer,
-} from './check-client-serve.js';
-import { httpWire, stdioWire, type WireSession } from './check-proxy-wire.js';
-import { CHECK_EXIT, writeReport } from './check-common.js';
+  CHECK_EXIT,
+  CheckUsageError as UsageError,
+  runCheckCommand,
+  stringOption,
+  writeReport,
+  type CheckArgs,
+  type CheckCommand,
+} from './check-common.js';
 import { firstLineOf } from '../shared/first-line.js';
 
 /** What the command needs from the outside world besides child processes and sockets. */
@@ -114,6 +112,9 @@ interface Options {
   revision: typeof LEGACY_REVISION | typeof MODERN_REVISION;
 }
 
+/** The longest the intermediary under test runs: the check ends it long before, as a rule. */
+const INTERMEDIARY_DEADLINE_MS = 600_000;
+
 /** The revision the checker speaks unless told otherwise. */
 const LEGACY_REVISION = '2025-06-18';
 
@@ -124,38 +125,37 @@ function transportOption(value: string | undefined, name: string): 'stdio' | 'ht
   return v;
 }
 
-function parseOptions(argv: readonly string[]): Options | 'help' {
-  const parsed = parseCheckArgs(argv, 'proxy', [
-    'upstream',
-    'downstream',
-    'proxy-url',
-    'report',
-    'timeout',
-    'revision',
-  ]);
-  if (parsed.values.help === true) return 'help';
-  const downstream = transportOption(stringOption(parsed, 'downstream'), 'downstream');
-  const proxyUrl = stringOption(parsed, 'proxy-url');
+const COMMAND: CheckCommand = {
+  what: 'proxy',
+  usage: CHECK_PROXY_USAGE,
+  options: ['upstream', 'downstream', 'proxy-url', 'report', 'revision'],
+  defaultTimeoutMs: 10_000,
+  oneLine: [ReachError],
+};
+
+function optionsOf({ values, command, timeoutMs }: CheckArgs): Options {
+  const downstream = transportOption(stringOption(values, 'downstream'), 'downstream');
+  const proxyUrl = stringOption(values, 'proxy-url');
   if (proxyUrl !== undefined && downstream !== 'http')
     throw new UsageError('--proxy-url goes with --downstream http');
-  const revision = stringOption(parsed, 'revision') ?? LEGACY_REVISION;
+  const revision = stringOption(values, 'revision') ?? LEGACY_REVISION;
   if (revision !== LEGACY_REVISION && revision !== MODERN_REVISION)
     throw new UsageError(
       `--revision must be ${LEGACY_REVISION} or ${MODERN_REVISION}, got '${revision}'`,
     );
   if (revision === MODERN_REVISION && downstream !== 'http')
     throw new UsageError(`--revision ${MODERN_REVISION} goes with --downstream http`);
-  const [program, ...args] = parsed.command;
+  const [program, ...args] = command;
   if (program === undefined || program === '')
     throw new UsageError('give the intermediary to run: -- PROXY_COMMAND [ARGS...]');
   return {
-    upstream: transportOption(stringOption(parsed, 'upstream'), 'upstream'),
+    upstream: transportOption(stringOption(values, 'upstream'), 'upstream'),
     downstream,
     proxyUrl: proxyUrl ?? 'http://127.0.0.1:{port}/mcp',
     command: program,
     args,
-    report: stringOption(parsed, 'report'),
-    timeoutMs: parseTimeout(stringOption(parsed, 'timeout'), 10_000),
+    report: stringOption(values, 'report'),
+    timeoutMs,
     revision,
   };
 }
@@ -231,116 +231,19 @@ function expectRevision(result: unknown): void {
 }
 
 /** Runs `mcp-failures check proxy ...` (argv from `check` on); resolves with the exit code. */
-export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): Promise<number> {
-  let http: ScriptedHttpServer | undefined;
-  let dir: string | undefined;
-  let child: StartedChild | undefined;
-  let lost: ((detail: string) => void) | undefined;
+export function runCheckProxy(argv: readonly string[], io: CheckProxyIo): Promise<number> {
+  return runCheckCommand(COMMAND, argv, io, (args) => checkProxy(optionsOf(args), io));
+}
+
+async function checkProxy(options: Options, io: CheckProxyIo): Promise<number> {
+  const cases = loadCases(io.vectors);
+  const upstream = await serveUpstream(options, io, cases);
+  let intermediary: Intermediary | undefined;
   try {
-    const options = parseOptions(argv);
-    if (options === 'help') {
-      io.stdout(CHECK_PROXY_USAGE);
-      return CHECK_EXIT.pass;
-    }
-    const cases = loadCases(io.vectors);
-    const env: Record<string, string> = {};
-    const words: Record<string, readonly string[]> = {};
-    const text: Record<string, string> = {};
-    let calls: ScriptedCall[] = [];
-    let log: string | undefined;
-    if (options.upstream === 'http') {
-      http = await startScriptedHttp(
-        createScriptedHandler(proxyScript(cases), (c) => calls.push(c)),
-      );
-      env[PROXY_ENV.upstreamUrl] = http.url;
-      text.upstream = http.url;
-    } else {
-      dir = mkdtempSync(join(tmpdir(), 'mcp-check-proxy-'));
-      log = join(dir, 'calls.jsonl');
-      const command = [
-        ...io.self,
-        'check',
-        'serve-scripted',
-        '--script',
-        'proxy',
-        '--vectors',
-        io.vectors,
-        '--log',
-        log,
-      ];
-      env[PROXY_ENV.upstreamCommand] = JSON.stringify(command);
-      words['{upstream}'] = command;
-    }
-    let proxyUrl: string | undefined;
-    if (options.downstream === 'http') {
-      text.port = String(await freePort());
-      proxyUrl = substitute([options.proxyUrl], {}, text)[0];
-    }
-    const args = substitute(options.args, words, text);
-    let session: WireSession;
-    if (options.downstream === 'stdio') {
-      let onLine: (line: string) => void = () => undefined;
-      child = startChild(options.command, args, env, {
-        stdin: 'pipe',
-        timeoutMs: 600_000,
-        onLine: (line) => onLine(line),
-      });
-      const stdin = child.child.stdin;
-      stdin?.on('error', () => undefined);
-      const wire = stdioWire((line) => stdin?.write(line), options.timeoutMs);
-      onLine = wire.onLine;
-      lost = wire.lost;
-      session = wire.session;
-    } else {
-      child = startChild(options.command, args, env, { stdin: 'ignore', timeoutMs: 600_000 });
-      session = httpWire(
-        proxyUrl ?? '',
-        options.timeoutMs,
-        options.revision === MODERN_REVISION ? CLIENT_INFO : undefined,
-      );
-    }
-    const started = child;
-    // Before initialize answered, the race below names why the intermediary is gone; after it,
-    // the requests still waiting end at once instead of at their timeouts.
-    let initialized = false;
-    const startFailed = started.ended.then((run) => {
-      if (initialized) lost?.('the intermediary exited');
-      return run;
-    });
-    try {
-      await Promise.race([
-        initialize(
-          session,
-          started,
-          options.downstream === 'http' ? Date.now() + options.timeoutMs : undefined,
-          options.revision,
-        ),
-        startFailed.then((run) => {
-          const said =
-            run.lastStderrLine === '' ? '' : ` (intermediary stderr: ${run.lastStderrLine})`;
-          throw new ReachError(
-            `the intermediary exited with ${run.code === null ? `signal ${run.signal ?? '?'}` : `code ${run.code}`} before initialize${said}`,
-          );
-        }),
-      ]);
-    } catch (error) {
-      if (error instanceof ChildStartError) throw new ReachError(error.message);
-      throw error;
-    }
-    initialized = true;
-    const listing = await session.request('tools/list', {});
-    const listed =
-      listing.kind === 'result' && isRecord(listing.result) && Array.isArray(listing.result.tools)
-        ? listing.result.tools.filter(isRecord).map((t) => t.name)
-        : [];
-    const answers: { case: string; answer: ProxyOutcome['answer'] }[] = [];
-    for (const c of cases) {
-      answers.push({
-        case: c.id,
-        answer: await session.request('tools/call', { name: c.id, arguments: {} }),
-      });
-    }
-    if (log !== undefined) calls = readCallLog(log);
+    intermediary = await startIntermediary(options, upstream);
+    await reach(intermediary, options);
+    const { listed, answers } = await playCases(intermediary.session, cases);
+    const calls = upstream.calls();
     const outcomes: ProxyOutcome[] = answers.map((a) => ({
       ...a,
       upstreamCalls: calls.filter((call) => call.tool === a.case).length,
@@ -360,7 +263,7 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
         upstream: options.upstream,
         downstream: options.downstream,
         revision: options.revision,
-        command: [options.command, ...args],
+        command: [options.command, ...intermediary.args],
         ...report,
         outcomes,
         sent: Object.fromEntries(cases.map((c) => [c.id, c.result])),
@@ -368,21 +271,174 @@ export async function runCheckProxy(argv: readonly string[], io: CheckProxyIo): 
       if (!(await writeReport(io, options.report, json))) return CHECK_EXIT.error;
     }
     return report.verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
-  } catch (error) {
-    if (error instanceof UsageError)
-      io.stderr(`mcp-failures: ${error.message} (mcp-failures check proxy --help for usage)\n`);
-    else if (error instanceof ReachError) io.stderr(`mcp-failures: ${error.message}\n`);
-    else io.stderr(`mcp-failures: unexpected error: ${firstLineOf(error)}\n`);
-    return CHECK_EXIT.error;
   } finally {
-    // Requests still waiting end now, their timers with them.
-    lost?.('the check ended');
-    if (child !== undefined) {
+    await intermediary?.stop();
+    await upstream.close();
+  }
+}
+
+/** The scripted upstream, where the intermediary finds it, and the calls that reached it. */
+interface ServedUpstream {
+  env: Record<string, string>;
+  /** The placeholders of the intermediary's arguments: whole words, and text inside one. */
+  words: Record<string, readonly string[]>;
+  text: Record<string, string>;
+  calls(): ScriptedCall[];
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the cases as the upstream: on HTTP in this process, or as a `serve-scripted` command
+ * the intermediary starts (its calls logged to a file in a directory of its own).
+ */
+async function serveUpstream(
+  options: Options,
+  io: Pick<CheckProxyIo, 'self' | 'vectors'>,
+  cases: readonly ProxyCase[],
+): Promise<ServedUpstream> {
+  if (options.upstream === 'http') {
+    const calls: ScriptedCall[] = [];
+    const http = await startLoopbackHttp(
+      createScriptedHandler(proxyScript(cases), (c) => calls.push(c)),
+    );
+    return {
+      env: { [PROXY_ENV.upstreamUrl]: http.url },
+      words: {},
+      text: { upstream: http.url },
+      calls: () => calls,
+      close: () => http.close(),
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-check-proxy-'));
+  const log = join(dir, 'calls.jsonl');
+  const command = [
+    ...io.self,
+    ...['check', 'serve-scripted', '--script', 'proxy', '--vectors', io.vectors, '--log', log],
+  ];
+  return {
+    env: { [PROXY_ENV.upstreamCommand]: JSON.stringify(command) },
+    words: { '{upstream}': command },
+    text: {},
+    calls: () => readCallLog(log),
+    close: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+  };
+}
+
+/** The intermediary under test, running, and the checker's JSON-RPC session with it. */
+interface Intermediary {
+  child: StartedChild;
+  session: WireSession;
+  /** Its arguments, placeholders substituted. */
+  args: string[];
+  /** Ends the requests still waiting for an answer with no answer (`detail` says why). */
+  lost(detail: string): void;
+  /** Ends it: waiting requests first, then the process. */
+  stop(): Promise<void>;
+}
+
+/** Starts the intermediary in front of `upstream`, with the session the checker speaks over. */
+async function startIntermediary(
+  options: Options,
+  upstream: ServedUpstream,
+): Promise<Intermediary> {
+  const text = { ...upstream.text };
+  let proxyUrl = '';
+  if (options.downstream === 'http') {
+    text.port = String(await freePort());
+    proxyUrl = substitute([options.proxyUrl], {}, text)[0] ?? '';
+  }
+  const args = substitute(options.args, upstream.words, text);
+  let session: WireSession;
+  let child: StartedChild;
+  let lost = (_detail: string): void => undefined;
+  if (options.downstream === 'stdio') {
+    let onLine: (line: string) => void = () => undefined;
+    child = startChild(options.command, args, upstream.env, {
+      stdin: 'pipe',
+      timeoutMs: INTERMEDIARY_DEADLINE_MS,
+      onLine: (line) => onLine(line),
+    });
+    const stdin = child.child.stdin;
+    stdin?.on('error', () => undefined);
+    const wire = stdioWire((line) => stdin?.write(line), options.timeoutMs);
+    ({ onLine, lost, session } = wire);
+  } else {
+    child = startChild(options.command, args, upstream.env, {
+      stdin: 'ignore',
+      timeoutMs: INTERMEDIARY_DEADLINE_MS,
+    });
+    session = httpWire(
+      proxyUrl,
+      options.timeoutMs,
+      options.revision === MODERN_REVISION ? CLIENT_INFO : undefined,
+    );
+  }
+  return {
+    child,
+    session,
+    args,
+    lost: (detail) => lost(detail),
+    async stop() {
+      // Requests still waiting end now, their timers with them.
+      lost('the check ended');
       child.child.stdin?.end();
       child.stop();
       await child.ended.catch(() => undefined);
-    }
-    await http?.close();
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Opens the conversation with the intermediary, or says in one line why it cannot: it did not
+ * start, exited first, or did not answer.
+ */
+async function reach(intermediary: Intermediary, options: Options): Promise<void> {
+  const { child, session } = intermediary;
+  // Before initialize answered, the race below names why the intermediary is gone; after it,
+  // the requests still waiting end at once instead of at their timeouts.
+  let initialized = false;
+  const exited = child.ended.then((run) => {
+    if (initialized) intermediary.lost('the intermediary exited');
+    return run;
+  });
+  try {
+    await Promise.race([
+      initialize(
+        session,
+        child,
+        options.downstream === 'http' ? Date.now() + options.timeoutMs : undefined,
+        options.revision,
+      ),
+      exited.then((run) => {
+        const said =
+          run.lastStderrLine === '' ? '' : ` (intermediary stderr: ${run.lastStderrLine})`;
+        throw new ReachError(
+          `the intermediary exited with ${run.code === null ? `signal ${run.signal ?? '?'}` : `code ${run.code}`} before initialize${said}`,
+        );
+      }),
+    ]);
+  } catch (error) {
+    if (error instanceof ChildStartError) throw new ReachError(error.message);
+    throw error;
   }
+  initialized = true;
+}
+
+/** Lists the tools through the intermediary, then calls every case once, in order. */
+async function playCases(
+  session: WireSession,
+  cases: readonly ProxyCase[],
+): Promise<{ listed: unknown[]; answers: Array<Omit<ProxyOutcome, 'upstreamCalls'>> }> {
+  const listing = await session.request('tools/list', {});
+  const listed =
+    listing.kind === 'result' && isRecord(listing.result) && Array.isArray(listing.result.tools)
+      ? listing.result.tools.filter(isRecord).map((t) => t.name)
+      : [];
+  const answers: Array<Omit<ProxyOutcome, 'upstreamCalls'>> = [];
+  for (const c of cases)
+    answers.push({
+      case: c.id,
+      answer: await session.request('tools/call', { name: c.id, arguments: {} }),
+    });
+  return { listed, answers };
 }

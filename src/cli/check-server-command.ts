@@ -5,7 +5,6 @@
  * rule passed, 1 a rule failed or the extension is not implemented, 2 usage or connection error
  * (always one line on stderr, never a stack trace).
  */
-import { parseArgs } from 'node:util';
 import { formatServerCheck } from '../check/format.js';
 import {
   ScenarioError,
@@ -20,9 +19,17 @@ import {
   type CheckTarget,
 } from './check-server-session.js';
 import { isHttpUrl } from './url.js';
-import { CHECK_EXIT, writeReport } from './check-common.js';
+import {
+  CHECK_EXIT,
+  CheckUsageError as UsageError,
+  runCheckCommand,
+  stringOption,
+  stringsOption,
+  writeReport,
+  type CheckArgs,
+  type CheckCommand,
+} from './check-common.js';
 import { firstLineOf } from '../shared/first-line.js';
-import { splitAtDashes } from '../shared/argv.js';
 export { CHECK_EXIT } from './check-common.js';
 
 /** Everything the command does to the outside world. */
@@ -57,8 +64,6 @@ exercise the rules. Exit status: 0 every exercised rule passed, 1 a rule failed 
 is not implemented, 2 usage or connection error.
 `;
 
-class UsageError extends Error {}
-
 interface Options {
   target: CheckTarget;
   scenario: string | undefined;
@@ -67,41 +72,22 @@ interface Options {
   timeoutMs: number;
 }
 
-function parseOptions(argv: readonly string[]): Options | 'help' {
-  const { own, command, dashed } = splitAtDashes(argv);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...own],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        url: { type: 'string' },
-        scenario: { type: 'string' },
-        call: { type: 'string', multiple: true },
-        report: { type: 'string' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(firstLineOf(error));
-  }
-  const { values, positionals } = parsed;
-  if (values.help === true) return 'help';
-  const [check, what, ...extra] = positionals;
-  if (check !== 'check') throw new UsageError(`unknown command '${check ?? ''}'`);
-  if (what === undefined) throw new UsageError('missing what to check: server, client or proxy');
-  if (what !== 'server')
-    throw new UsageError(`unknown check '${what}': expected server, client or proxy`);
-  if (extra.length > 0)
-    throw new UsageError(`unexpected argument '${extra[0]}' (the server command goes after --)`);
+const COMMAND: CheckCommand = {
+  what: 'server',
+  usage: CHECK_SERVER_USAGE,
+  options: ['url', 'scenario', 'report'],
+  repeatable: ['call'],
+  defaultTimeoutMs: 10_000,
+  oneLine: [ScenarioError, CheckConnectionError],
+};
+
+function optionsOf({ values, command, dashed, timeoutMs }: CheckArgs): Options {
+  const url = stringOption(values, 'url');
   let target: CheckTarget;
-  if (values.url !== undefined) {
+  if (url !== undefined) {
     if (dashed) throw new UsageError('give either --url or a command after --, not both');
-    if (!isHttpUrl(values.url))
-      throw new UsageError(`--url must be an http(s) URL, got '${values.url}'`);
-    target = { kind: 'http', url: values.url };
+    if (!isHttpUrl(url)) throw new UsageError(`--url must be an http(s) URL, got '${url}'`);
+    target = { kind: 'http', url };
   } else {
     const [program, ...args] = command;
     if (program === undefined || program === '')
@@ -110,18 +96,14 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   }
   let calls: PlannedCall[];
   try {
-    calls = (values.call ?? []).map(parseCallOption);
+    calls = stringsOption(values, 'call').map(parseCallOption);
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(firstLineOf(error));
   }
-  if (values.scenario === undefined && calls.length === 0)
+  const scenario = stringOption(values, 'scenario');
+  if (scenario === undefined && calls.length === 0)
     throw new UsageError('give the calls to make: --scenario FILE or --call TOOL[=JSON]');
-  const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > 600_000)
-    throw new UsageError(
-      `--timeout must be a whole number of milliseconds from 1 to 600000, got '${values.timeout}'`,
-    );
-  return { target, scenario: values.scenario, calls, report: values.report, timeoutMs };
+  return { target, scenario, calls, report: stringOption(values, 'report'), timeoutMs };
 }
 
 async function plannedCalls(io: CheckServerIo, options: Options): Promise<PlannedCall[]> {
@@ -139,14 +121,13 @@ async function plannedCalls(io: CheckServerIo, options: Options): Promise<Planne
 }
 
 /** Runs `mcp-failures check server ...` (argv from `check` on); resolves with the exit code. */
-export async function runCheckServer(argv: readonly string[], io: CheckServerIo): Promise<number> {
+export function runCheckServer(argv: readonly string[], io: CheckServerIo): Promise<number> {
+  return runCheckCommand(COMMAND, argv, io, (args) => checkServer(optionsOf(args), io));
+}
+
+async function checkServer(options: Options, io: CheckServerIo): Promise<number> {
   let session: CheckSession | undefined;
   try {
-    const options = parseOptions(argv);
-    if (options === 'help') {
-      io.stdout(CHECK_SERVER_USAGE);
-      return CHECK_EXIT.pass;
-    }
     const calls = await plannedCalls(io, options);
     if (calls.length === 0)
       throw new ScenarioError(`${options.scenario ?? 'the scenario'}: no calls`);
@@ -171,15 +152,6 @@ export async function runCheckServer(argv: readonly string[], io: CheckServerIo)
       if (!(await writeReport(io, options.report, json))) return CHECK_EXIT.error;
     }
     return report.verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
-  } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`mcp-failures: ${error.message} (mcp-failures check server --help for usage)\n`);
-    } else if (error instanceof ScenarioError || error instanceof CheckConnectionError) {
-      io.stderr(`mcp-failures: ${error.message}\n`);
-    } else {
-      io.stderr(`mcp-failures: unexpected error: ${firstLineOf(error)}\n`);
-    }
-    return CHECK_EXIT.error;
   } finally {
     await session?.close();
   }

@@ -60,8 +60,8 @@ export async function discoverCapabilities(
   }
 }
 
-/** The checker's environment for the server, as the session's own connection passes it. */
-function environment(): Record<string, string> {
+/** The checker's environment for a stdio server under test: both connections pass this. */
+export function environment(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   return env;

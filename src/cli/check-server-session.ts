@@ -9,10 +9,11 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallAnswer, DeclarationSeen } from '../check/server.js';
 import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
 import { declaresExtension } from '../tool-failure/declaration.js';
-import { discoverCapabilities } from './check-server-discover.js';
+import { discoverCapabilities, environment } from './check-server-discover.js';
 import { REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { firstLineOf } from '../shared/first-line.js';
+import { toolsOfPage, walkToolListPages } from '../shared/tool-annotations.js';
 
 /** The server to check. */
 export type CheckTarget =
@@ -55,127 +56,163 @@ async function loadClientSdk() {
   }
 }
 
+type ClientSdk = Awaited<ReturnType<typeof loadClientSdk>>;
+
+/** The transport to `target`, and the last line the server wrote on its stderr (stdio only). */
+function transportTo(
+  sdk: ClientSdk,
+  target: CheckTarget,
+): { transport: Transport; lastStderrLine(): string } {
+  if (target.kind === 'http')
+    return {
+      transport: new sdk.http.StreamableHTTPClientTransport(new URL(target.url)),
+      lastStderrLine: () => '',
+    };
+  let lastStderrLine = '';
+  const stdio = new sdk.stdio.StdioClientTransport({
+    command: target.command,
+    args: target.args,
+    env: environment(),
+    stderr: 'pipe',
+  });
+  // The server's own stderr is not ours to print; its last line explains a failed start.
+  stdio.stderr?.on('data', (chunk: Buffer) => {
+    const lines = chunk
+      .toString('utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    lastStderrLine = lines.at(-1) ?? lastStderrLine;
+  });
+  return { transport: stdio, lastStderrLine: () => lastStderrLine };
+}
+
 /** Connects to `target` within `timeoutMs`; rejects with `CheckConnectionError`. */
 export async function connectToServer(
   target: CheckTarget,
   timeoutMs: number,
 ): Promise<CheckSession> {
   const sdk = await loadClientSdk();
-  let lastStderrLine = '';
-  let transport: Transport;
-  if (target.kind === 'stdio') {
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-    const stdio = new sdk.stdio.StdioClientTransport({
-      command: target.command,
-      args: target.args,
-      env,
-      stderr: 'pipe',
-    });
-    // The server's own stderr is not ours to print; its last line explains a failed start.
-    stdio.stderr?.on('data', (chunk: Buffer) => {
-      const lines = chunk
-        .toString('utf8')
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean);
-      lastStderrLine = lines.at(-1) ?? lastStderrLine;
-    });
-    transport = stdio;
-  } else {
-    transport = new sdk.http.StreamableHTTPClientTransport(new URL(target.url));
-  }
-  const where = target.kind === 'stdio' ? `'${target.command}'` : target.url;
-  const client: Client = new sdk.client.Client(
-    { name: 'mcp-failures-check', version: PACKAGE_VERSION },
-    { capabilities: {} },
-  );
-  let closed = false;
-  client.onclose = () => (closed = true);
-  client.onerror = () => undefined;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      client.connect(transport, { timeout: timeoutMs }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`no answer to initialize within ${timeoutMs} ms`)),
-          timeoutMs,
-        );
-      }),
-    ]);
-  } catch (error) {
-    void client.close().catch(() => undefined);
-    const said = lastStderrLine === '' ? '' : ` (server stderr: ${lastStderrLine})`;
-    throw new CheckConnectionError(`cannot connect to ${where}: ${firstLineOf(error)}${said}`);
-  } finally {
-    clearTimeout(timer);
-  }
-  const lost = (error: unknown): CheckConnectionError => {
-    const said = lastStderrLine === '' ? '' : ` (server stderr: ${lastStderrLine})`;
-    return new CheckConnectionError(
-      `the connection to ${where} was lost: ${firstLineOf(error)}${said}`,
-    );
-  };
+  const { transport, lastStderrLine } = transportTo(sdk, target);
+  const session = new SdkSession(sdk, target, timeoutMs, lastStderrLine);
+  await session.open(transport);
+  return session;
+}
 
-  return {
-    async listTools() {
-      if (client.getServerCapabilities()?.tools === undefined) return [];
-      const names: string[] = [];
-      let cursor: string | undefined;
-      do {
-        try {
-          const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-            timeout: timeoutMs,
-          });
-          for (const tool of page.tools) names.push(tool.name);
-          cursor = page.nextCursor;
-        } catch (error) {
-          throw closed
-            ? lost(error)
-            : new CheckConnectionError(`tools/list failed: ${firstLineOf(error)}`);
-        }
-      } while (cursor !== undefined && names.length < 10_000);
-      return names;
-    },
-    async callTool(name, args) {
-      try {
-        const result = await client.request(
-          { method: 'tools/call', params: { name, arguments: args } },
-          sdk.types.ResultSchema,
-          { timeout: timeoutMs },
-        );
-        return { kind: 'result', result };
-      } catch (error) {
-        if (closed) throw lost(error);
-        if (error instanceof sdk.types.McpError) {
-          if (error.code === REQUEST_TIMEOUT && /timed out/i.test(error.message))
-            return { kind: 'no-answer', detail: `no answer within ${timeoutMs} ms` };
-          const prefix = `MCP error ${error.code}: `;
-          const message = error.message.startsWith(prefix)
-            ? error.message.slice(prefix.length)
-            : error.message;
-          return error.data === undefined
-            ? { kind: 'rpc-error', code: error.code, message }
-            : { kind: 'rpc-error', code: error.code, message, data: error.data };
-        }
+/** The session of `check server` on the SDK 1.x client. */
+class SdkSession implements CheckSession {
+  private readonly client: Client;
+  private closed = false;
+  /** Where the server is, in messages. */
+  private readonly where: string;
+
+  constructor(
+    private readonly sdk: ClientSdk,
+    private readonly target: CheckTarget,
+    private readonly timeoutMs: number,
+    private readonly lastStderrLine: () => string,
+  ) {
+    this.where = target.kind === 'stdio' ? `'${target.command}'` : target.url;
+    this.client = new sdk.client.Client(
+      { name: 'mcp-failures-check', version: PACKAGE_VERSION },
+      { capabilities: {} },
+    );
+    this.client.onclose = () => (this.closed = true);
+    this.client.onerror = () => undefined;
+  }
+
+  /** Connects over `transport` within the timeout; rejects with `CheckConnectionError`. */
+  async open(transport: Transport): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.client.connect(transport, { timeout: this.timeoutMs }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer to initialize within ${this.timeoutMs} ms`)),
+            this.timeoutMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      void this.client.close().catch(() => undefined);
+      throw new CheckConnectionError(
+        `cannot connect to ${this.where}: ${firstLineOf(error)}${this.serverSaid()}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async listTools(): Promise<string[]> {
+    if (this.client.getServerCapabilities()?.tools === undefined) return [];
+    const names: string[] = [];
+    try {
+      await walkToolListPages(
+        (cursor) =>
+          this.client.listTools(cursor === undefined ? {} : { cursor }, {
+            timeout: this.timeoutMs,
+          }),
+        (page) => names.push(...toolsOfPage(page).map(([name]) => name)),
+      );
+    } catch (error) {
+      throw this.closed
+        ? this.lost(error)
+        : new CheckConnectionError(`tools/list failed: ${firstLineOf(error)}`);
+    }
+    return names;
+  }
+
+  async callTool(name: string, args: Record<string, unknown>): Promise<CallAnswer> {
+    const { types } = this.sdk;
+    try {
+      const result = await this.client.request(
+        { method: 'tools/call', params: { name, arguments: args } },
+        types.ResultSchema,
+        { timeout: this.timeoutMs },
+      );
+      return { kind: 'result', result };
+    } catch (error) {
+      if (this.closed) throw this.lost(error);
+      if (!(error instanceof types.McpError))
         return { kind: 'no-answer', detail: firstLineOf(error) };
-      }
-    },
-    async declaration() {
-      const looked = ['initialize'];
-      const notes: string[] = [];
-      let declared = declaresExtension(client.getServerCapabilities(), TOOL_FAILURE_META_KEY);
-      // Its own short connection, after the session's: one server process at a time.
-      const discovery = await discoverCapabilities(target, timeoutMs);
-      if (discovery.kind === 'discovered') {
-        looked.push('server/discover (2026-07-28)');
-        declared ||= declaresExtension(discovery.capabilities, TOOL_FAILURE_META_KEY);
-      } else notes.push(discovery.why);
-      return { declared, looked, notes };
-    },
-    async close() {
-      await client.close().catch(() => undefined);
-    },
-  };
+      if (error.code === REQUEST_TIMEOUT && /timed out/i.test(error.message))
+        return { kind: 'no-answer', detail: `no answer within ${this.timeoutMs} ms` };
+      const prefix = `MCP error ${error.code}: `;
+      const message = error.message.startsWith(prefix)
+        ? error.message.slice(prefix.length)
+        : error.message;
+      return error.data === undefined
+        ? { kind: 'rpc-error', code: error.code, message }
+        : { kind: 'rpc-error', code: error.code, message, data: error.data };
+    }
+  }
+
+  async declaration(): Promise<DeclarationSeen> {
+    const looked = ['initialize'];
+    const notes: string[] = [];
+    let declared = declaresExtension(this.client.getServerCapabilities(), TOOL_FAILURE_META_KEY);
+    // Its own short connection, after the session's: one server process at a time.
+    const discovery = await discoverCapabilities(this.target, this.timeoutMs);
+    if (discovery.kind === 'discovered') {
+      looked.push('server/discover (2026-07-28)');
+      declared ||= declaresExtension(discovery.capabilities, TOOL_FAILURE_META_KEY);
+    } else notes.push(discovery.why);
+    return { declared, looked, notes };
+  }
+
+  async close(): Promise<void> {
+    await this.client.close().catch(() => undefined);
+  }
+
+  private serverSaid(): string {
+    const line = this.lastStderrLine();
+    return line === '' ? '' : ` (server stderr: ${line})`;
+  }
+
+  private lost(error: unknown): CheckConnectionError {
+    return new CheckConnectionError(
+      `the connection to ${this.where} was lost: ${firstLineOf(error)}${this.serverSaid()}`,
+    );
+  }
 }

@@ -72,17 +72,20 @@ export function hasListedTool(client: object, tool: string): boolean {
 }
 
 /**
- * Walks every page of `tools/list` through `listPage` (following `nextCursor`, at most
- * {@link MAX_TOOL_LIST_PAGES} pages, stopping at a repeated cursor), remembering each page for
- * `client`. Returns the number of tools seen.
+ * The one walk over the pages of `tools/list`: each page through `listPage`, handed to `onPage`,
+ * following `nextCursor`, at most {@link MAX_TOOL_LIST_PAGES} pages, stopping at a repeated or
+ * empty cursor. Returns the number of tools seen.
  */
-export async function walkToolList(client: object, listPage: ListToolsPage): Promise<number> {
+export async function walkToolListPages(
+  listPage: ListToolsPage,
+  onPage: (result: unknown) => void,
+): Promise<number> {
   let cursor: string | undefined;
   let count = 0;
   const seen = new Set<string>();
   for (let page = 0; page < MAX_TOOL_LIST_PAGES; page++) {
     const result = await listPage(cursor);
-    rememberToolList(client, result);
+    onPage(result);
     count += toolsOfPage(result).length;
     const next = ownValue(result, 'nextCursor');
     if (typeof next !== 'string' || next.length === 0 || seen.has(next)) break;
@@ -90,6 +93,14 @@ export async function walkToolList(client: object, listPage: ListToolsPage): Pro
     cursor = next;
   }
   return count;
+}
+
+/**
+ * Walks every page of `tools/list` through `listPage` ({@link walkToolListPages}), remembering
+ * each page for `client`. Returns the number of tools seen.
+ */
+export function walkToolList(client: object, listPage: ListToolsPage): Promise<number> {
+  return walkToolListPages(listPage, (result) => rememberToolList(client, result));
 }
 
 /**

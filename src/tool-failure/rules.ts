@@ -1,13 +1,20 @@
 import type { ProblemSeverity } from './types.js';
 
-/** One normative statement of the proposal about the data model, with its stable id. */
-export interface ToolFailureRule {
+/**
+ * One normative statement of the proposal, with its stable id: the record every rule of the
+ * extension is (data model, client, intermediary), and every rule table reads.
+ */
+export interface Rule {
   id: string;
   /** The proposal's keyword for it. */
   level: 'MUST' | 'MUST NOT' | 'REQUIRED' | 'SHOULD' | 'RECOMMENDED' | 'MAY';
-  severity: ProblemSeverity;
   /** The statement, in our words. */
   statement: string;
+}
+
+/** One normative statement of the proposal about the data model: a `Rule` with a severity. */
+export interface ToolFailureRule extends Rule {
+  severity: ProblemSeverity;
 }
 
 /**

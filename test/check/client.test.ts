@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_RULES, PROXY_RULES } from '../../src/check/behaviour-rules.js';
+import { CLIENT_RULES, PROXY_RULES } from '../../src/check/rules.js';
 import {
   NOT_BEFORE_TOLERANCE_MS,
   checkClientSession,

@@ -3,7 +3,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startScriptedHttp, type ScriptedHttpServer } from '../../src/cli/check-client-serve.js';
+import { startLoopbackHttp, type LoopbackHttpServer } from '../../src/cli/wire-server.js';
 import { REFUSALS } from '../../src/proxy/http-limits.js';
 import { clientScript, createScriptedHandler } from '../../src/check/scripted.js';
 
@@ -44,12 +44,12 @@ function send(
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
 describe('the scripted HTTP server of check client / check proxy', () => {
-  let server: ScriptedHttpServer | undefined;
+  let server: LoopbackHttpServer | undefined;
   let calls = 0;
 
   async function start(): Promise<string> {
     calls = 0;
-    server = await startScriptedHttp(createScriptedHandler(clientScript('t'), () => (calls += 1)));
+    server = await startLoopbackHttp(createScriptedHandler(clientScript('t'), () => (calls += 1)));
     return server.url;
   }
 

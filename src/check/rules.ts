@@ -1,23 +1,57 @@
 /**
- * The client and intermediary rules of the tool-failure proposal that `mcp-failures check
- * client` and `mcp-failures check proxy` report, with the ids of docs/conformance.md (sections
- * "Client behaviour" and "Intermediaries") and of the vectors in conformance/. The data-model
- * rules stay in `TOOL_FAILURE_RULES`; these are what a session of calls shows.
+ * Every rule the conformance kit reports, by id: the data-model rules of `readToolFailure()`
+ * (`TOOL_FAILURE_RULES`), the ones only a session of calls shows (`SESSION_RULES`, judged by
+ * `check server`), and the client and intermediary rules (`CLIENT_RULES`, `PROXY_RULES`, judged
+ * by `check client` and `check proxy`), with the ids of docs/conformance.md and of the vectors in
+ * conformance/. One `Rule` record each; one `RuleVerdict` row per rule in every table. Pure.
  */
-import type { ToolFailureRule } from '../tool-failure/rules.js';
+import { TOOL_FAILURE_RULES, type Rule } from '../tool-failure/rules.js';
 
-/** One behaviour rule: id, the proposal's keyword, the statement in our words. */
-export interface BehaviourRule {
-  id: string;
-  level: ToolFailureRule['level'];
+export type { Rule } from '../tool-failure/rules.js';
+
+/** The verdict on one rule. */
+export type RuleStatus = 'pass' | 'fail' | 'not exercised';
+
+/** One row of a rule table; `V` says where each violation happened (a call, a tool, a case). */
+export interface RuleVerdict<V> {
+  rule: string;
+  level: Rule['level'];
   statement: string;
+  status: RuleStatus;
+  /** How many times (calls, attempts, cases) the rule was checked. */
+  checked: number;
+  violations: V[];
 }
 
 const rule = <const Id extends string>(
   id: Id,
-  level: ToolFailureRule['level'],
+  level: Rule['level'],
   statement: string,
-): BehaviourRule & { id: Id } => Object.freeze({ id, level, statement });
+): Rule & { id: Id } => Object.freeze({ id, level, statement });
+
+/** The data-model rules only a whole session can show (`check server`). */
+export const SESSION_RULES = Object.freeze({
+  PLACEMENT: rule(
+    'TF-PLACEMENT',
+    'MUST NOT',
+    'A tool failure travels in the result (isError), never as a JSON-RPC error carrying a toolFailure.',
+  ),
+  META_KEY: rule(
+    'TF-META-KEY',
+    'MUST',
+    'An error result carries its classification under _meta["io.modelcontextprotocol/toolFailure"].',
+  ),
+  CORRELATION_UNIQUE: rule(
+    'TF-CORRELATION-UNIQUE',
+    'MUST',
+    'Each call gets its own correlationId.',
+  ),
+  CORRELATION_OPAQUE: rule(
+    'TF-CORRELATION-OPAQUE',
+    'MUST NOT',
+    'correlationId carries no request data (no string argument value of the call).',
+  ),
+});
 
 /** The client rules `check client` judges, in the order of its table. */
 export const CLIENT_RULES = Object.freeze({
@@ -96,3 +130,15 @@ export const PROXY_RULES = Object.freeze({
     'When the upstream answers no CallToolResult, the intermediary answers a valid failure object of its own.',
   ),
 });
+
+/** Every rule the kit knows, by id: data model, session, client and intermediary. */
+export const RULES: ReadonlyMap<string, Rule> = new Map(
+  [TOOL_FAILURE_RULES, SESSION_RULES, CLIENT_RULES, PROXY_RULES].flatMap((group) =>
+    Object.values(group).map((r): [string, Rule] => [r.id, r]),
+  ),
+);
+
+/** The rule with `id`, or undefined when the kit has none by that id. */
+export function ruleById(id: string): Rule | undefined {
+  return RULES.get(id);
+}

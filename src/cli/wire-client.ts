@@ -1,14 +1,16 @@
 /**
- * The client side of `check proxy`: raw JSON-RPC to the intermediary under test, over its
- * stdin/stdout or Streamable HTTP, so that each result is judged exactly as it arrived (parsed
- * from the wire, not rebuilt by an SDK's schemas).
+ * The checkers' one raw JSON-RPC client, below any SDK: over a child's stdin/stdout or over
+ * Streamable HTTP (JSON or SSE bodies), so that each result is judged exactly as it arrived
+ * (parsed from the wire, not rebuilt by an SDK's schemas). `check proxy` speaks to the
+ * intermediary under test through it.
  */
 import type { CallAnswer } from '../check/server.js';
 import { envelopeHeaders, withEnvelope } from '../shared/envelope.js';
+import { METHOD_NOT_FOUND } from '../shared/jsonrpc.js';
 import { isRecord } from '../shared/safe.js';
 import { firstLineOf } from '../shared/first-line.js';
 
-/** An open JSON-RPC connection to the intermediary. */
+/** An open JSON-RPC connection to a peer (the intermediary under test). */
 export interface WireSession {
   request(method: string, params: Record<string, unknown>): Promise<CallAnswer>;
   notify(method: string, params?: Record<string, unknown>): Promise<void>;
@@ -48,10 +50,10 @@ export function stdioWire(
     }
     if (!isRecord(message)) return;
     if (typeof message.method === 'string') {
-      // A request from the intermediary (ping, roots/list): answered, never judged.
+      // A request from the peer (ping, roots/list): answered, never judged.
       if (message.id !== undefined)
         send(
-          `${JSON.stringify({ jsonrpc: '2.0', id: message.id, ...(message.method === 'ping' ? { result: {} } : { error: { code: -32601, message: 'Method not found' } }) })}\n`,
+          `${JSON.stringify({ jsonrpc: '2.0', id: message.id, ...(message.method === 'ping' ? { result: {} } : { error: { code: METHOD_NOT_FOUND, message: 'Method not found' } }) })}\n`,
         );
       return;
     }
