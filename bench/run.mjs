@@ -14,14 +14,14 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 // Many short rounds rather than a few long ones: on a shared machine the noise comes in bursts,
 // and the median of many paired differences shrugs off the rounds a burst hit. The separate-process
-// rows are context, not targets (CPU per call is judged in one process): 16 rounds in 4
-// generations keep the whole run within 15 minutes.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '16');
+// rows are context, not targets (CPU per call is judged in one process): 6 rounds in 2
+// generations are enough for context and keep the whole run within 15 minutes.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '6');
 /**
  * Generations of worker processes in the overhead section (BENCH_PROCESSES): each variant runs in
  * this many processes one after the other, each for its share of the rounds.
  */
-const GENERATIONS = Math.max(1, Math.min(ROUNDS, Number(process.env.BENCH_PROCESSES ?? '4')));
+const GENERATIONS = Math.max(1, Math.min(ROUNDS, Number(process.env.BENCH_PROCESSES ?? '2')));
 /** The generation of processes that ran round `r` of `rounds`. */
 const generationOf = (r, rounds) => blockOf(r, rounds, GENERATIONS);
 /**

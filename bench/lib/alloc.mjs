@@ -7,7 +7,7 @@ import { setupOtel } from './otel.mjs';
 import { installVariant } from './variants.mjs';
 import { connectInMemory } from './server.mjs';
 
-const N = Number(process.env.BENCH_ALLOC_CALLS ?? '5000');
+const N = Number(process.env.BENCH_ALLOC_CALLS ?? '3000');
 const otel = setupOtel();
 const variant = await installVariant(process.env.BENCH_VARIANT ?? 'omcp');
 const client = await connectInMemory(variant, 'alloc');

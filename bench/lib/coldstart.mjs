@@ -101,7 +101,7 @@ const load = () =>
 
 /** The section; `verdictOf` and `target` are the report's own. */
 export async function coldstartSection({ say, target, verdictOf }) {
-  const pairs = Math.max(1, Number(process.env.BENCH_COLDSTART_PAIRS ?? '30'));
+  const pairs = Math.max(1, Number(process.env.BENCH_COLDSTART_PAIRS ?? '20'));
   const asked = process.env.BENCH_COLDSTART_VARIANTS?.split(',');
   const variants = Object.keys(VARIANTS).filter(
     (v) => v === 'bare' || v === 'register' || asked === undefined || asked.includes(v),

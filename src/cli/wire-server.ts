@@ -10,12 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { ScriptedHandler } from '../check/scripted.js';
 import { createRequestGuard, refusalOf } from '../proxy/http-guard.js';
-import {
-  DEFAULT_HTTP_LIMITS,
-  REFUSALS,
-  refusalBody,
-  type RefusalReason,
-} from '../proxy/http-limits.js';
+import { writeRefusal } from '../proxy/http-refusal.js';
+import { DEFAULT_HTTP_LIMITS, refusalBody, type RefusalReason } from '../proxy/http-limits.js';
 
 /** The one path the HTTP side answers on. */
 export const WIRE_PATH = '/mcp';
@@ -96,18 +92,7 @@ export function startLoopbackHttp(handler: ScriptedHandler): Promise<LoopbackHtt
 
 /** Answers a refused request as the proxy does: its status, `Retry-After`, JSON-RPC body. */
 function refuse(res: ServerResponse, reason: RefusalReason, headers = {}): void {
-  const refusal: { status: number; retryAfter?: number } = REFUSALS[reason];
-  const body = refusalBody(reason);
-  res
-    .writeHead(refusal.status, {
-      ...headers,
-      ...(refusal.retryAfter === undefined ? {} : { 'retry-after': String(refusal.retryAfter) }),
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      // The rest of a body too large is not waited for: the connection closes after the answer.
-      ...(reason === 'body_too_large' ? { connection: 'close' } : {}),
-    })
-    .end(body);
+  writeRefusal(res, reason, headers, refusalBody(reason));
 }
 
 async function answerHttp(

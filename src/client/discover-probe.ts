@@ -9,12 +9,11 @@ import {
 import type { JsonRpcMessage, TelemetrySource } from '../internal-types.js';
 import { operationAttributes, setRequestAttributes, spanNameOf } from '../shared/attributes.js';
 import { errorTypeOf, ERROR_TYPE_TIMEOUT } from '../shared/error-type.js';
-import { secondsSince } from '../shared/metrics.js';
 import { injectIntoParams } from '../shared/propagation.js';
-import { requestVersion, responseInfo, runHook } from '../shared/record.js';
+import { requestVersion, runHook } from '../shared/record.js';
 import { copyWith, field, isRecord } from '../shared/safe.js';
 import { recordPeer } from './peer.js';
-import { recordClientError } from './request.js';
+import { completeClientReply, recordClientError } from './request.js';
 import { SDK_PROTOCOL } from './shapes.js';
 
 const DISCOVER = 'server/discover';
@@ -262,23 +261,14 @@ class ProbeTap {
       if ('error' in outcome) metricAttrs = recordClientError(span, attrs, error, undefined);
       else if ('errorType' in outcome)
         metricAttrs = recordClientError(span, attrs, undefined, undefined, outcome.errorType);
-      if (config.responseHook !== undefined) {
-        const call = { method: DISCOVER, target: undefined, params: probe.params };
-        const info = responseInfo(
-          'client',
-          call,
-          'result' in outcome ? { result } : { error },
-          undefined,
-        );
-        runHook(this.source, config.responseHook, span, info);
-      }
-      this.source
-        .instruments()
-        .clientDuration.record(
-          secondsSince(probe.start, performance.now()),
-          metricAttrs,
-          probe.ctx,
-        );
+      completeClientReply(this.source, config, span, {
+        call: { method: DISCOVER, target: undefined, params: probe.params },
+        reply: 'result' in outcome ? { result } : { error },
+        failure: undefined,
+        metricAttrs,
+        start: probe.start,
+        ctx: probe.ctx,
+      });
     } catch (err) {
       this.source.diag.error('mcp: could not record the server/discover reply', err);
     } finally {

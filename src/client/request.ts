@@ -204,27 +204,44 @@ function finishRequest(
     } else if (method === 'initialize') {
       rememberNegotiatedVersion(self, span, result);
     }
-    if (config.responseHook !== undefined) {
-      const info = responseInfo(
-        'client',
-        { method, target, params },
-        failed ? { error } : { result },
-        failure,
-      );
-      runHook(source, config.responseHook, span, info);
-    }
-    source
-      .instruments()
-      .clientDuration.record(
-        secondsSince(traced.start, performance.now()),
-        metricAttrs,
-        traced.spanCtx,
-      );
+    completeClientReply(source, config, span, {
+      call: { method, target, params },
+      reply: failed ? { error } : { result },
+      failure,
+      metricAttrs,
+      start: traced.start,
+      ctx: traced.spanCtx,
+    });
   } catch (err) {
     source.diag.error('mcp: could not record a client response', err);
   } finally {
     span.end();
   }
+}
+
+/** What every client reply ends with, for a request or a connect-time probe. */
+export interface ClientReply {
+  call: { method: string; target: string | undefined; params: unknown };
+  reply: { result: unknown } | { error: unknown };
+  failure: ToolFailure | undefined;
+  metricAttrs: Attributes;
+  /** `performance.now()` when the request was sent. */
+  start: number;
+  ctx: Context;
+}
+
+/** The end of every client reply: the response hook, then the duration metric. */
+export function completeClientReply(
+  source: TelemetrySource,
+  config: ResolvedConfig,
+  span: Span,
+  r: ClientReply,
+): void {
+  if (config.responseHook !== undefined)
+    runHook(source, config.responseHook, span, responseInfo('client', r.call, r.reply, r.failure));
+  source
+    .instruments()
+    .clientDuration.record(secondsSince(r.start, performance.now()), r.metricAttrs, r.ctx);
 }
 
 /** A `tools/call` result onto the span: its outputs, its failure or its payload. */

@@ -31,6 +31,7 @@ import { MODERN_REVISION } from '../shared/envelope.js';
 import { InFlightLimits, requestIdsOf } from './http-admission.js';
 import { BodyReader } from './http-body.js';
 import { SessionTable, type HttpSession } from './http-sessions.js';
+import { writeRefusal } from './http-refusal.js';
 import {
   REFUSALS,
   refusalBody,
@@ -332,31 +333,6 @@ class HttpFront {
     this.telemetry.refusal(reason);
     writeRefusal(res, reason, headers, body);
   }
-}
-
-/** A refusal as the answer to `res` (its body a JSON-RPC error), or its end when too late. */
-function writeRefusal(
-  res: ServerResponse,
-  reason: RefusalReason,
-  headers: Record<string, string>,
-  body: string,
-): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  // A refused request's unread body is not waited for: the connection closes after the answer.
-  const extra = reason === 'body_too_large' || reason === 'buffer_limit';
-  const refusal: { status: number; retryAfter?: number } = REFUSALS[reason];
-  res
-    .writeHead(refusal.status, {
-      ...headers,
-      ...(refusal.retryAfter === undefined ? {} : { 'retry-after': String(refusal.retryAfter) }),
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      ...(extra ? { connection: 'close' } : {}),
-    })
-    .end(body);
 }
 
 /** A refusal written straight to the socket, for a request no handler has seen. */
