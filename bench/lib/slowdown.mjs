@@ -3,6 +3,7 @@
 // before the instrumented client's callTool runs, sized as a fraction of that pair's own overhead
 // over the baseline as measured in the same process just before. Nothing in the package's code is
 // touched, so it survives any restructure, and the compare has to find it by measuring.
+import { performance } from 'node:perf_hooks';
 
 /**
  * Spins for `ns` nanoseconds of wall time (on one thread with nothing to wait for, CPU time).
