@@ -1,7 +1,7 @@
 // Dual build: the same sources compiled once as ES modules and once as CommonJS,
 // each folder marked with its own package.json "type" so Node picks the right loader.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -16,10 +16,25 @@ const targets = [
     args: ['--module', 'CommonJS', '--moduleResolution', 'Node10'],
   },
 ];
-for (const { dir, type, args } of targets) {
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', dir, ...args], {
-    stdio: 'inherit',
-  });
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}/package.json`, `${JSON.stringify({ type }, null, 2)}\n`);
+/** Compiles `project` into `out`/esm and `out`/cjs, each folder marked with its module type. */
+function build(project, out) {
+  for (const { dir, type, args } of targets) {
+    const target = `${out}/${dir.slice('dist/'.length)}`;
+    execFileSync(process.execPath, [tsc, '-p', project, '--outDir', target, ...args], {
+      stdio: 'inherit',
+    });
+    mkdirSync(target, { recursive: true });
+    writeFileSync(`${target}/package.json`, `${JSON.stringify({ type }, null, 2)}\n`);
+  }
 }
+build('tsconfig.build.json', 'dist');
+
+// packages/tool-failure (`@omcp/tool-failure`): the data model alone, compiled from the one copy of
+// its sources in src/tool-failure/ (which import nothing outside it but src/shared/safe.ts and
+// src/shared/jsonrpc.ts), with the schema and the licence beside it.
+const dataModel = 'packages/tool-failure';
+rmSync(`${dataModel}/dist`, { recursive: true, force: true });
+build(`${dataModel}/tsconfig.json`, `${dataModel}/dist`);
+mkdirSync(`${dataModel}/schema`, { recursive: true });
+copyFileSync('schema/tool-failure.schema.json', `${dataModel}/schema/tool-failure.schema.json`);
+copyFileSync('LICENSE', `${dataModel}/LICENSE`);

@@ -21,14 +21,18 @@ export interface Packed {
   unpackedSize: number;
 }
 
-/** Packs the package (already built by `pretest`); the file list is what npm would publish. */
-export function pack(): Packed {
-  const dir = tempDir('omcp-pack');
+/**
+ * Packs the package in `dir` (this repository's root, or one of packages/; already built by
+ * `pretest`); the file list is what npm would publish.
+ */
+export function pack(dir: string = ROOT): Packed {
+  const cwd = dir;
+  const into = tempDir('omcp-pack');
   // --ignore-scripts: the prepack build would replace dist/ under the tests running beside this.
   const out = execFileSync(
     'npm',
-    ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
-    { cwd: ROOT, encoding: 'utf8' },
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', into],
+    { cwd, encoding: 'utf8' },
   );
   const [info] = JSON.parse(out) as Array<{
     filename: string;
@@ -37,7 +41,7 @@ export function pack(): Packed {
     unpackedSize: number;
   }>;
   return {
-    tarball: join(dir, info!.filename),
+    tarball: join(into, info!.filename),
     files: info!.files.map((f) => f.path),
     size: info!.size,
     unpackedSize: info!.unpackedSize,

@@ -16,6 +16,7 @@ const MiB = 2 ** 20;
 /** What the tarball may weigh before a change that grows it needs a look (today about 0.65 MiB). */
 const SIZE_LIMIT = 1.5 * MiB;
 let packed: Packed;
+let dataModel: Packed;
 
 beforeAll(() => {
   if (!existsSync(join(BIN, 'attw')) || !existsSync(join(BIN, 'publint')))
@@ -23,19 +24,42 @@ beforeAll(() => {
       'publint and attw are not installed: run npm ci --prefix test/gates/tools (.ci/run does)',
     );
   packed = pack();
+  dataModel = pack(join(ROOT, 'packages/tool-failure'));
 }, 400_000);
+
+/** attw's report on a tarball: its problems and the entry points it analysed. */
+async function attw(tarball: string) {
+  const result = await run(join(BIN, 'attw'), [tarball, '--format', 'json'], {
+    timeoutMs: 240_000,
+  });
+  const report = JSON.parse(result.stdout) as {
+    analysis: { entrypoints: Record<string, unknown> };
+    problems: Record<string, unknown>;
+  };
+  return { code: result.code, report };
+}
+
+/** publint on the unpacked tarball, suggestions counted as failures. */
+async function publint(tarball: string) {
+  const dir = tempDir('omcp-publint');
+  mkdirSync(dir, { recursive: true });
+  execFileSync('tar', ['xzf', tarball, '-C', dir]);
+  return run(
+    join(BIN, 'publint'),
+    [join(dir, 'package'), '--pack', 'false', '--level', 'suggestion', '--strict'],
+    { timeoutMs: 60_000 },
+  );
+}
+
+const sizeLine = (p: Packed) =>
+  `tarball ${p.tarball.split('/').at(-1)}: ${(p.size / MiB).toFixed(2)} MiB packed, ` +
+  `${(p.unpackedSize / MiB).toFixed(2)} MiB unpacked, ${p.files.length} files`;
 
 describe('the packed tarball', () => {
   it('passes @arethetypeswrong/cli with the strict profile: every entry point typed in every resolution', async () => {
-    const result = await run(join(BIN, 'attw'), [packed.tarball, '--format', 'json'], {
-      timeoutMs: 240_000,
-    });
-    const report = JSON.parse(result.stdout) as {
-      analysis: { entrypoints: Record<string, unknown> };
-      problems: Record<string, unknown>;
-    };
+    const { code, report } = await attw(packed.tarball);
     expect(report.problems, JSON.stringify(report.problems).slice(0, 4000)).toEqual({});
-    expect(result.code).toBe(0);
+    expect(code).toBe(0);
     // Every subpath of "exports" was analysed: none hides behind a pattern attw cannot expand.
     expect(Object.keys(report.analysis.entrypoints)).toEqual(
       expect.arrayContaining([
@@ -53,24 +77,50 @@ describe('the packed tarball', () => {
   }, 300_000);
 
   it('passes publint, with suggestions counted as failures', async () => {
-    const dir = tempDir('omcp-publint');
-    mkdirSync(dir, { recursive: true });
-    execFileSync('tar', ['xzf', packed.tarball, '-C', dir]);
-    const result = await run(
-      join(BIN, 'publint'),
-      [join(dir, 'package'), '--pack', 'false', '--level', 'suggestion', '--strict'],
-      { timeoutMs: 60_000 },
-    );
+    const result = await publint(packed.tarball);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('All good!');
   }, 90_000);
 
   it('prints its size as published, within its limit', () => {
-    console.log(
-      `tarball ${packed.tarball.split('/').at(-1)}: ${(packed.size / MiB).toFixed(2)} MiB packed, ` +
-        `${(packed.unpackedSize / MiB).toFixed(2)} MiB unpacked, ${packed.files.length} files`,
-    );
+    console.log(sizeLine(packed));
     expect(packed.size).toBeGreaterThan(0);
     expect(packed.size).toBeLessThan(SIZE_LIMIT);
+  });
+});
+
+describe('the packed data model (packages/tool-failure, @omcp/tool-failure)', () => {
+  it('passes @arethetypeswrong/cli with the strict profile', async () => {
+    const { code, report } = await attw(dataModel.tarball);
+    expect(report.problems, JSON.stringify(report.problems).slice(0, 4000)).toEqual({});
+    expect(code).toBe(0);
+    expect(Object.keys(report.analysis.entrypoints)).toContain('.');
+  }, 300_000);
+
+  it('passes publint, with suggestions counted as failures', async () => {
+    const result = await publint(dataModel.tarball);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('All good!');
+  }, 90_000);
+
+  it('ships its build, schema, README and licence only, and prints its size', () => {
+    console.log(sizeLine(dataModel));
+    expect(dataModel.files).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'schema/tool-failure.schema.json',
+        'dist/esm/tool-failure/index.js',
+        'dist/cjs/tool-failure/index.js',
+        'dist/esm/tool-failure/index.d.ts',
+      ]),
+    );
+    // Nothing of the instrumentation: only the data model and the two helpers it shares.
+    for (const f of dataModel.files.filter((x) => x.startsWith('dist/')))
+      expect(f, f).toMatch(
+        /^dist\/(esm|cjs)\/(tool-failure\/|shared\/(safe|jsonrpc)\.|package\.json)/,
+      );
+    expect(dataModel.size).toBeLessThan(packed.size / 4);
   });
 });
