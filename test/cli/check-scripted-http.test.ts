@@ -1,45 +1,13 @@
 // The scripted Streamable HTTP server that check client and check proxy hand to the command
 // under test listens on 127.0.0.1: attacked here like every listener of this package.
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLoopbackHttp, type LoopbackHttpServer } from '../../src/cli/wire-server.js';
 import { REFUSALS } from '../../src/proxy/http-limits.js';
 import { clientScript, createScriptedHandler } from '../../src/check/scripted.js';
+import { rawRequest } from '../proxy/raw-http.js';
 
-interface Answer {
-  status: number;
-  body: string;
-}
-
-function send(
-  url: string,
-  {
-    method = 'POST',
-    headers = {},
-    body = '',
-  }: { method?: string; headers?: Record<string, string>; body?: string },
-): Promise<Answer> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
-        method,
-        headers: { 'content-type': 'application/json', ...headers },
-      },
-      (res) => {
-        let data = '';
-        res.on('data', (d: Buffer) => (data += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const send = rawRequest;
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 

@@ -1,6 +1,5 @@
 // The checkers' raw JSON-RPC server: its stdio side, and the answers of its HTTP side come from
 // the proxy's refusal table (test/cli/check-scripted-http.test.ts attacks the HTTP side).
-import { request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -11,6 +10,7 @@ import {
 } from '../../src/cli/wire-server.js';
 import { DEFAULT_HTTP_LIMITS, REFUSALS, refusalBody } from '../../src/proxy/http-limits.js';
 import type { ScriptedHandler } from '../../src/check/scripted.js';
+import { rawRequest } from '../proxy/raw-http.js';
 
 /** Echoes a request's params; no answer to a notification. */
 const echo: ScriptedHandler = (m) => {
@@ -20,33 +20,8 @@ const echo: ScriptedHandler = (m) => {
     : { jsonrpc: '2.0', id: message.id, result: message.params ?? {} };
 };
 
-function send(
-  url: string,
-  method: string,
-  body: string,
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const u = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname,
-        method,
-        headers: { 'content-type': 'application/json' },
-      },
-      (res) => {
-        let data = '';
-        res.on('data', (d: Buffer) => (data += d.toString()));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** One raw request to the scripted server (test/proxy/raw-http.ts). */
+const send = (url: string, method: string, body: string) => rawRequest(url, { method, body });
 
 describe('serveStdio', () => {
   it('answers each line, a batch with every response, a notification with nothing, garbage with the parse error', async () => {
