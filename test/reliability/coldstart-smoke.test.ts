@@ -5,12 +5,10 @@
  * are printed. The figures mean nothing at this scale; what is checked is that the section
  * measures what it says.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, removeRecord, runBenchSection } from './bench-section.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const NAME = 'coldstart-smoke';
 const ROWS = [
   'bare',
@@ -33,40 +31,23 @@ interface Record {
   targets: Array<{ name: string; verdict: string }>;
 }
 
-const clean = (): void => {
-  for (const ext of ['json', 'txt'])
-    rmSync(`${root}/bench/results/runs/${NAME}.${ext}`, { force: true });
-};
-
 describe('npm run bench, cold-start section (tiny scale)', () => {
-  afterAll(clean);
+  afterAll(() => removeRecord(NAME));
 
   it('every row answers, the instrumented rows export the server spans, and the target gets a verdict', () => {
-    if (!existsSync(`${root}/dist/esm/index.js`))
+    if (!existsSync(`${ROOT}/dist/esm/index.js`))
       throw new Error('dist/ is missing: the benchmark runs the built package (npm run build)');
-    clean();
-    const run = spawnSync(process.execPath, ['bench/run.mjs'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        BENCH_ONLY: 'coldstart',
-        BENCH_COLDSTART_PAIRS: '1',
-        BENCH_RESULTS_NAME: NAME,
-      },
-      encoding: 'utf8',
-      timeout: 220_000,
-    });
-    expect(run.error).toBeUndefined();
-    // Exit 1 is "the target does not hold" (expected at this scale on a loaded machine).
-    expect([0, 1], run.stderr).toContain(run.status);
+    const run = runBenchSection(
+      NAME,
+      { BENCH_ONLY: 'coldstart', BENCH_COLDSTART_PAIRS: '1' },
+      220_000,
+    );
     expect(run.stderr).toBe('');
     const out = run.stdout;
     expect(out).toContain('## Cold start');
     expect(out).toMatch(/load average before: \d/);
 
-    const record = JSON.parse(
-      readFileSync(`${root}/bench/results/runs/${NAME}.json`, 'utf8'),
-    ) as Record;
+    const record = run.record<Record>();
     const c = record.coldstart;
     expect(Object.keys(c.rows)).toEqual(ROWS);
     for (const row of ROWS) {

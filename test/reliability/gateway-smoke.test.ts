@@ -5,12 +5,10 @@
  * latency, throughput and RSS, every target gets a verdict, and the proxy rows really traced
  * (the local OTLP receiver got their spans). The figures of such a run mean nothing.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ROOT, runBenchSection } from './bench-section.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const ROWS = [
   'direct',
   'omcp',
@@ -36,26 +34,18 @@ interface Run {
 
 describe('npm run bench, the gateway section (tiny scale)', () => {
   it('relays through every row at every load, prints each row and a verdict for each target', () => {
-    if (!existsSync(`${root}/dist/esm/cli/mcp-failure-proxy.js`))
+    if (!existsSync(`${ROOT}/dist/esm/cli/mcp-failure-proxy.js`))
       throw new Error('dist/ is missing: the gateway section runs the built proxy (npm run build)');
-    for (const ext of ['json', 'txt'])
-      rmSync(`${root}/bench/results/runs/${RECORD}.${ext}`, { force: true });
-    const run = spawnSync(process.execPath, ['bench/run.mjs'], {
-      cwd: root,
-      env: {
-        ...process.env,
+    const run = runBenchSection(
+      RECORD,
+      {
         BENCH_ONLY: 'gateway',
         BENCH_SCALE: '0.01',
         BENCH_GATEWAY_ROUNDS: String(ROUNDS),
         BENCH_GATEWAY_LOADS: LOADS.join(','),
-        BENCH_RESULTS_NAME: RECORD,
       },
-      encoding: 'utf8',
-      timeout: 170_000,
-    });
-    expect(run.error).toBeUndefined();
-    // Exit 1 is "some target does not hold", expected at this scale; a crash prints no report.
-    expect([0, 1], run.stderr).toContain(run.status);
+      170_000,
+    );
     const out = run.stdout;
     expect(out).toContain('## The gateway');
     for (const load of LOADS) {
@@ -72,15 +62,13 @@ describe('npm run bench, the gateway section (tiny scale)', () => {
           ),
         );
     }
-    const record = JSON.parse(
-      readFileSync(`${root}/bench/results/runs/${RECORD}.json`, 'utf8'),
-    ) as {
+    const record = run.record<{
       gateway: {
         settings: { calls: Record<string, number> };
         rounds: Record<string, Record<string, Run[]>>;
         telemetry: { traces: { requests: number; bytes: number } };
       };
-    };
+    }>();
     const g = record.gateway;
     for (const row of ROWS) {
       let cpuNs = 0;

@@ -5,12 +5,10 @@
  * up to the measured difference; the shipped tail-sampling policy keeps every failing trace
  * and no ok trace by a deterministic policy; every target gets a verdict.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ROOT, runBenchSection } from './bench-section.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const VARIANTS = ['omcp', 'omcp-client-spans', 'autotel', 'traceloop'];
 const ENCODINGS = ['protobuf', 'json'];
 const RECORD = 'partial-volume';
@@ -27,26 +25,15 @@ interface Sampling {
 
 describe('npm run bench, the telemetry volume section (tiny scale)', () => {
   it('counts every signal in both encodings, lists the failing call field by field, and gives each target a verdict', () => {
-    if (!existsSync(`${root}/dist/esm/index.js`))
+    if (!existsSync(`${ROOT}/dist/esm/index.js`))
       throw new Error(
         'dist/ is missing: the volume section runs the built package (npm run build)',
       );
-    for (const ext of ['json', 'txt'])
-      rmSync(`${root}/bench/results/runs/${RECORD}.${ext}`, { force: true });
-    const run = spawnSync(process.execPath, ['bench/run.mjs'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        BENCH_ONLY: 'volume',
-        BENCH_SCALE: '0.1',
-        BENCH_VOLUME_CALLS: '20',
-        BENCH_RESULTS_NAME: RECORD,
-      },
-      encoding: 'utf8',
-      timeout: 170_000,
-    });
-    expect(run.error).toBeUndefined();
-    expect([0, 1], run.stderr).toContain(run.status);
+    const run = runBenchSection(
+      RECORD,
+      { BENCH_ONLY: 'volume', BENCH_SCALE: '0.1', BENCH_VOLUME_CALLS: '20' },
+      170_000,
+    );
     const out = run.stdout;
     for (const e of ENCODINGS)
       for (const v of VARIANTS)
@@ -63,9 +50,7 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
               `\\n(PASS|FAIL|UNCLEAR) +volume ${e}/${s}: ${ours} span bytes per call < ${peer}'s \\(same output, equal information\\): \\d+ B vs \\d+ B at equal information`,
             ),
           );
-    const record = JSON.parse(
-      readFileSync(`${root}/bench/results/runs/${RECORD}.json`, 'utf8'),
-    ) as {
+    const record = run.record<{
       volume: {
         summary: {
           cells: Record<string, Record<string, Record<'ok' | 'fail', Cell>>>;
@@ -92,7 +77,7 @@ describe('npm run bench, the telemetry volume section (tiny scale)', () => {
         };
         runs: Record<string, { json: Record<'ok' | 'fail', Array<{ sampling: Sampling }>> }>;
       };
-    };
+    }>();
     const { cells, extra, equal } = record.volume.summary;
     // At equal information each side loses exactly the facts the other lacks: Traceloop its
     // payload, this package what Traceloop does not record; the shared facts stay on both sides.
