@@ -43,6 +43,15 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}):
   return rawRequest(url, { headers, body: JSON.stringify(body) });
 }
 
+/** An upstream whose tool "slow" never answers; every other call is answered "ok". */
+function slowUpstream(): ReturnType<typeof scriptedUpstream> {
+  return scriptedUpstream((method, params) =>
+    method === 'tools/call' && (params as { name?: string }).name === 'slow'
+      ? 'hang'
+      : { result: { content: [{ type: 'text', text: 'ok' }] } },
+  );
+}
+
 function callMessage(id: number, name: string): Record<string, unknown> {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } };
 }
@@ -72,13 +81,9 @@ describe('attacks on the HTTP gateway', () => {
   let endpoint: ProxyHttpEndpoint | undefined;
   let upstream: ReturnType<typeof scriptedUpstream>;
 
-  /** A proxy over an upstream whose tool "slow" never answers (the proxy times it out at 800 ms). */
+  /** A proxy over `slowUpstream()` (the proxy times "slow" out at 800 ms). */
   async function start(options: ProxyHttpOptions = {}): Promise<string> {
-    upstream = scriptedUpstream((method, params) =>
-      method === 'tools/call' && (params as { name?: string }).name === 'slow'
-        ? 'hang'
-        : { result: { content: [{ type: 'text', text: 'ok' }] } },
-    );
+    upstream = slowUpstream();
     proxy = createToolFailureProxy({ upstream: upstream.factory, timeoutMs: 800 });
     endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, options);
     return endpoint.url;
@@ -515,11 +520,7 @@ describe('attacks on the 2026-07-28 endpoint (revision: 2026-07-28)', () => {
   let upstream: ReturnType<typeof scriptedUpstream>;
 
   async function start(options: ProxyHttpOptions = {}): Promise<string> {
-    upstream = scriptedUpstream((method, params) =>
-      method === 'tools/call' && (params as { name?: string }).name === 'slow'
-        ? 'hang'
-        : { result: { content: [{ type: 'text', text: 'ok' }] } },
-    );
+    upstream = slowUpstream();
     proxy = createToolFailureProxy({ upstream: upstream.factory, timeoutMs: 800 });
     endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, {
       revision: '2026-07-28',
