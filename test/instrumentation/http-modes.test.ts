@@ -6,12 +6,7 @@
  * session.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  createServer,
-  type IncomingMessage,
-  type Server as HttpServer,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1ClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -27,6 +22,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { negotiatedVersion, requestVersion, transportVersion } from '../../src/shared/record.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
+import { serveOnLoopback, type WebHandler } from '../helpers/web-handler.js';
 
 const t = setupTelemetry({}, { patch: false });
 t.instrumentation._patchLoaded({ v1Protocol, v1Mcp, v2: [v2Server, v2Client] });
@@ -67,31 +63,6 @@ function toolServer(): v2Server.McpServer {
     });
   });
   return server;
-}
-
-/** A web-standard handler behind node:http (what `toNodeHandler` of `@modelcontextprotocol/node` does). */
-type WebHandler = (request: Request) => Promise<Response>;
-
-async function toWebRequest(req: IncomingMessage, port: number): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-  }
-  const method = req.method ?? 'GET';
-  return new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, {
-    method,
-    headers,
-    body: method === 'GET' || method === 'HEAD' ? undefined : Buffer.concat(chunks),
-  });
-}
-
-async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (response.body !== null) for await (const chunk of response.body) res.write(chunk);
-  res.end();
 }
 
 const servers = {
@@ -197,33 +168,6 @@ function spansOf(name: string): { client: ReadableSpan; server: ReadableSpan } {
   if (client === undefined || server === undefined)
     throw new Error(`no client and server span ${name}`);
   return { client, server };
-}
-
-function serveOnLoopback(make: () => WebHandler): { url: () => URL; stop: () => Promise<void> } {
-  let http: HttpServer | undefined;
-  let port = 0;
-  beforeAll(async () => {
-    const handle = make();
-    http = createServer((req, res) => {
-      toWebRequest(req, port)
-        .then(handle)
-        .then((response) => writeWebResponse(res, response))
-        .catch(() => {
-          if (!res.headersSent) res.writeHead(500);
-          res.end();
-        });
-    });
-    await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
-    port = (http.address() as AddressInfo).port;
-  });
-  const stop = async (): Promise<void> => {
-    if (http === undefined) return;
-    http.closeAllConnections();
-    await new Promise((resolve) => http!.close(resolve));
-    http = undefined;
-  };
-  afterAll(stop);
-  return { url: () => new URL(`http://127.0.0.1:${port}/mcp`), stop };
 }
 
 async function connect(url: URL, mode: v2Client.VersionNegotiationMode): Promise<v2Client.Client> {

@@ -9,8 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +31,7 @@ import {
 import { markRelaying } from '../../src/shared/relayed.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
+import { serveOnLoopback, type WebHandler } from '../helpers/web-handler.js';
 
 const t = setupTelemetry({}, { patch: false });
 t.instrumentation._patchLoaded({ v1Protocol, v1Mcp, v2: [v2Server, v2Client] });
@@ -54,52 +53,6 @@ function toolServer(): v2Server.McpServer {
   });
   made.push(server);
   return server;
-}
-
-type WebHandler = (request: Request) => Promise<Response>;
-
-async function toWebRequest(req: IncomingMessage, port: number): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers))
-    for (const v of Array.isArray(value) ? value : [value])
-      if (v !== undefined) headers.append(name, v);
-  const method = req.method ?? 'GET';
-  return new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, {
-    method,
-    headers,
-    body: method === 'GET' || method === 'HEAD' ? undefined : Buffer.concat(chunks),
-  });
-}
-
-/** A web-standard handler behind node:http on 127.0.0.1, for the describe block it is in. */
-function serveOnLoopback(make: () => WebHandler): () => URL {
-  let http: HttpServer | undefined;
-  let port = 0;
-  beforeAll(async () => {
-    const handle = make();
-    http = createServer((req, res) => {
-      toWebRequest(req, port)
-        .then(handle)
-        .then(async (response) => {
-          res.writeHead(response.status, Object.fromEntries(response.headers));
-          if (response.body !== null) for await (const chunk of response.body) res.write(chunk);
-          res.end();
-        })
-        .catch(() => {
-          if (!res.headersSent) res.writeHead(500);
-          res.end();
-        });
-    });
-    await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
-    port = (http.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    http?.closeAllConnections();
-    await new Promise((resolve) => http?.close(resolve));
-  });
-  return () => new URL(`http://127.0.0.1:${port}/mcp`);
 }
 
 const handlers = {
@@ -153,7 +106,7 @@ function parentOf(s: ReadableSpan): string | undefined {
 }
 
 describe('2026-07-28: the server declares the extension in its server/discover result', () => {
-  const url = serveOnLoopback(handlers.modern);
+  const { url } = serveOnLoopback(handlers.modern);
   beforeEach(() => {
     t.reset();
     made.length = 0;
@@ -276,7 +229,7 @@ describe('2026-07-28: the server declares the extension in its server/discover r
 });
 
 describe('auto against a 2025 server: the probe that finds no 2026-07-28 is recorded too', () => {
-  const url = serveOnLoopback(handlers.sessionful);
+  const { url } = serveOnLoopback(handlers.sessionful);
   beforeEach(() => t.reset());
 
   it("the probe span is an error in the caller's trace; initialize follows; nothing declared", async () => {
