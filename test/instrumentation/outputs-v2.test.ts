@@ -7,13 +7,12 @@
  * and the whole `_meta` reach the caller; the server adds `content: []` (its rule for a result
  * without `content`) before sending, so the caller gets both fields.
  */
-import { createServer, type Server as HttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type * as ClientTypes from '@modelcontextprotocol/client';
 import type * as ServerTypes from '@modelcontextprotocol/server';
 import { SpanKind } from '@opentelemetry/api';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   ATTR_MCP_TOOL_CALL_OUTPUTS,
   ATTR_MCP_TOOL_FAILURE_CLASS,
@@ -26,6 +25,7 @@ import type { ToolFailure } from '../../src/tool-failure/types.js';
 import { withToolRetry } from '../../src/retry/index.js';
 import { FrameworkToolCalls } from '../../src/frameworks/tool-calls.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
+import { serveOnLoopback } from '../helpers/web-handler.js';
 import { FAILURE, apps, conversational } from '../tool-failure/sep-3279-examples.js';
 
 type ServerModule = typeof ServerTypes;
@@ -213,41 +213,17 @@ describe('SDK 2.4 and an outputs result with a failure (in memory)', () => {
 });
 
 describe('SDK 2.4 at 2026-07-28 over Streamable HTTP', () => {
-  let http: HttpServer | undefined;
-  afterAll(async () => {
-    http?.closeAllConnections();
-    await new Promise((resolve) => (http === undefined ? resolve(undefined) : http.close(resolve)));
+  const { url } = serveOnLoopback(() => {
+    const handler = S.createMcpHandler(() => serverAnswering({ search_customers: conversational }));
+    return (request) => Promise.resolve(handler.fetch(request));
   });
 
   it('the outputs result and its failure reach the caller, both spans record them', async () => {
-    const handler = S.createMcpHandler(() => serverAnswering({ search_customers: conversational }));
-    http = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers))
-          for (const value of [v].flat()) if (value !== undefined) headers.append(k, value);
-        const body = req.method === 'GET' ? undefined : Buffer.concat(chunks);
-        const url = `http://127.0.0.1${req.url ?? '/'}`;
-        void Promise.resolve(handler.fetch(new Request(url, { method: req.method, headers, body })))
-          .then(async (response) => {
-            res.writeHead(response.status, Object.fromEntries(response.headers));
-            res.end(Buffer.from(await response.arrayBuffer()));
-          })
-          .catch(() => res.writeHead(500).end());
-      });
-    });
-    await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
-    const address = http.address();
-    const port = typeof address === 'object' && address !== null ? address.port : 0;
     const client = new C.Client(
       { name: 'caller', version: '1.0.0' },
       { versionNegotiation: { mode: { pin: '2026-07-28' } } },
     );
-    await client.connect(
-      new C.StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)),
-    );
+    await client.connect(new C.StreamableHTTPClientTransport(url()));
     const got = (await client.callTool({ name: 'search_customers', arguments: {} })) as Received;
     await client.close();
     expect(got.outputs).toEqual(conversational().outputs);
