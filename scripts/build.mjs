@@ -27,14 +27,16 @@ function build(project, out) {
     writeFileSync(`${target}/package.json`, `${JSON.stringify({ type }, null, 2)}\n`);
   }
 }
-build('tsconfig.build.json', 'dist');
-
 // packages/tool-failure (`@omcp/tool-failure`): the data model alone, compiled from the one copy of
 // its sources in src/tool-failure/ (which import nothing outside it but src/shared/safe.ts and
-// src/shared/jsonrpc.ts), with the schema and the licence beside it.
+// src/shared/jsonrpc.ts), with the schema and the licence beside it. Built first: the root
+// package imports it by name (the workspace link in node_modules), and its tarball bundles it.
 const dataModel = 'packages/tool-failure';
 rmSync(`${dataModel}/dist`, { recursive: true, force: true });
 build(`${dataModel}/tsconfig.json`, `${dataModel}/dist`);
 mkdirSync(`${dataModel}/schema`, { recursive: true });
 copyFileSync('schema/tool-failure.schema.json', `${dataModel}/schema/tool-failure.schema.json`);
 copyFileSync('LICENSE', `${dataModel}/LICENSE`);
+
+// The root package (`@omcp/instrumentation-mcp`), which leaves src/tool-failure/ to the package above.
+build('tsconfig.build.json', 'dist');

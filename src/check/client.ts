@@ -6,8 +6,7 @@
  * checker and the retry policy cannot disagree on a rule.
  */
 import { isRecord } from '../shared/safe.js';
-import { baselineClassOfCode, TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
-import { readToolFailure } from '../tool-failure/read.js';
+import { baselineClassOfCode, TOOL_FAILURE_META_KEY, readToolFailure } from '@omcp/tool-failure';
 import { decide } from '../retry/decide.js';
 import type { RetryDecision } from '../retry/types.js';
 import { CLIENT_RULES, type Rule } from './rules.js';

@@ -9,8 +9,7 @@
  */
 import { MODERN_REVISION } from '../shared/envelope.js';
 import { isRecord } from '../shared/safe.js';
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
-import { readToolFailure } from '../tool-failure/read.js';
+import { TOOL_FAILURE_META_KEY, readToolFailure } from '@omcp/tool-failure';
 import { PROXY_RULES, ruleById, type Rule } from './rules.js';
 import { sameJson } from './client.js';
 import { RuleTally, type BehaviourVerdict } from './rule-table.js';

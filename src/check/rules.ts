@@ -5,9 +5,10 @@
  * by `check client` and `check proxy`), with the ids of docs/conformance.md and of the vectors in
  * conformance/. One `Rule` record each; one `RuleVerdict` row per rule in every table. Pure.
  */
-import { TOOL_FAILURE_RULES, type Rule } from '../tool-failure/rules.js';
+import { TOOL_FAILURE_RULES } from '@omcp/tool-failure';
+import { type Rule } from '@omcp/tool-failure/internal';
 
-export type { Rule } from '../tool-failure/rules.js';
+export type { Rule } from '@omcp/tool-failure/internal';
 
 /** The verdict on one rule. */
 export type RuleStatus = 'pass' | 'fail' | 'not exercised';

@@ -6,7 +6,7 @@
  */
 import { INVALID_PARAMS, METHOD_NOT_FOUND } from '../shared/jsonrpc.js';
 import { isRecord } from '../shared/safe.js';
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
+import { TOOL_FAILURE_META_KEY } from '@omcp/tool-failure';
 import { PACKAGE_VERSION } from '../version.js';
 
 /** One tool of a script. */

@@ -6,9 +6,7 @@
  * correlationId shared between calls or carrying request data) is checked here.
  */
 import { isRecord } from '../shared/safe.js';
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
-import { readToolFailure } from '../tool-failure/read.js';
-import { TOOL_FAILURE_RULES } from '../tool-failure/rules.js';
+import { TOOL_FAILURE_META_KEY, readToolFailure, TOOL_FAILURE_RULES } from '@omcp/tool-failure';
 import { Tally } from './rule-table.js';
 import { SESSION_RULES, type RuleVerdict } from './rules.js';
 

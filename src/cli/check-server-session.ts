@@ -7,8 +7,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallAnswer, DeclarationSeen } from '../check/server.js';
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
-import { declaresExtension } from '../tool-failure/declaration.js';
+import { TOOL_FAILURE_META_KEY } from '@omcp/tool-failure';
+import { declaresExtension } from '@omcp/tool-failure/internal';
 import { discoverCapabilities, environment } from './check-server-discover.js';
 import { REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 import { PACKAGE_VERSION } from '../version.js';

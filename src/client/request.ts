@@ -16,8 +16,8 @@ import {
   ATTR_MCP_TOOL_CALL_ATTEMPT,
   ATTR_RPC_RESPONSE_STATUS_CODE,
 } from '../semconv.js';
-import { readToolFailureMeta } from '../tool-failure/read.js';
-import type { ToolFailure } from '../tool-failure/types.js';
+import { readToolFailureMeta } from '@omcp/tool-failure/internal';
+import type { ToolFailure } from '@omcp/tool-failure';
 import {
   operationAttributes,
   setRequestAttributes,

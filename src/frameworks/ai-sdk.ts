@@ -6,8 +6,8 @@ import { diag } from '@opentelemetry/api';
 import { requireFramework } from './peer.js';
 import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';
 import type { RetryableClient } from '../retry/with-tool-retry.js';
-import { withNoteInResult } from '../tool-failure/model-note.js';
-import { outputsOf, type ResultOutputsOptions } from '../tool-failure/outputs.js';
+import { withNoteInResult, type ResultOutputsOptions } from '@omcp/tool-failure';
+import { outputsOf } from '@omcp/tool-failure/internal';
 
 requireFramework('ai-sdk', '@ai-sdk/mcp');
 

@@ -2,7 +2,7 @@
 // which results get the model note.
 import { createToolRetry, type RetryableClient, type ToolRetry } from '../retry/with-tool-retry.js';
 import type { ToolRetryPolicy } from '../retry/types.js';
-import { toolFailureNoteOf } from '../tool-failure/model-note.js';
+import { toolFailureNoteOf } from '@omcp/tool-failure';
 import { isRecord, ownData } from '../shared/safe.js';
 
 /** The options every framework adapter takes, named alike in each. */

@@ -6,17 +6,15 @@
 // No runtime import of LangChain.
 import { requireFramework } from './peer.js';
 import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';
-import { readToolFailure } from '../tool-failure/read.js';
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
-import { isRecord, ownData } from '../shared/safe.js';
 import {
-  hasAssistantOutput,
-  modelContentOf,
-  outputsOf,
+  readToolFailure,
+  TOOL_FAILURE_META_KEY,
   type ResultOutputsOptions,
-} from '../tool-failure/outputs.js';
+} from '@omcp/tool-failure';
+import { isRecord, ownData } from '../shared/safe.js';
+import { hasAssistantOutput, modelContentOf, outputsOf } from '@omcp/tool-failure/internal';
 import type { RetryableClient } from '../retry/with-tool-retry.js';
-import type { ToolFailure } from '../tool-failure/types.js';
+import type { ToolFailure } from '@omcp/tool-failure';
 
 requireFramework('langchain', '@langchain/mcp-adapters');
 

@@ -3,8 +3,8 @@
 // its MCP servers are reached through the shape they share.
 import { requireFramework } from './peer.js';
 import { isRecord } from '../shared/safe.js';
-import { readToolFailure } from '../tool-failure/read.js';
-import type { ToolFailure } from '../tool-failure/types.js';
+import { readToolFailure } from '@omcp/tool-failure';
+import type { ToolFailure } from '@omcp/tool-failure';
 import { retryEngineOf, type FrameworkAdapterOptions } from './core.js';
 import { FrameworkToolCalls } from './tool-calls.js';
 

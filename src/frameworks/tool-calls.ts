@@ -2,7 +2,7 @@
 // `tools/call` (Agents' `callToolResult`, the SDK client inside Mastra's connections): the one
 // retry engine around it, then the model note in the result's content.
 import type { ToolRetry, ToolRetryClient } from '../retry/with-tool-retry.js';
-import { withNoteInResult } from '../tool-failure/model-note.js';
+import { withNoteInResult } from '@omcp/tool-failure';
 import type { FrameworkAdapterOptions } from './core.js';
 
 /** One `tools/call` as the framework sends it: its params and its request options. */

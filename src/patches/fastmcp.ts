@@ -1,6 +1,6 @@
 import { noteThrown, runningCall, type ServerCall } from '../server/call-context.js';
 import { isRecord, ownValue } from '../shared/safe.js';
-import type { ErrorClassification } from '../tool-failure/types.js';
+import type { ErrorClassification } from '@omcp/tool-failure';
 import type { Wrap } from './protocol.js';
 
 /** Supported `fastmcp` versions (one line, closed range). */

@@ -5,9 +5,8 @@
  */
 import { diag } from '@opentelemetry/api';
 import { INVALID_PARAMS } from '../shared/jsonrpc.js';
-import { toolFailure } from '../tool-failure/build.js';
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
-import type { ToolFailureInit } from '../tool-failure/types.js';
+import { toolFailure, TOOL_FAILURE_META_KEY } from '@omcp/tool-failure';
+import type { ToolFailureInit } from '@omcp/tool-failure';
 import { oneLine, plain } from './downstreams.js';
 import { unrelayableInputInit } from './forward.js';
 

@@ -2,7 +2,7 @@
  * Pure decisions of the relay: what to forward upstream, and what the caller gets when the
  * upstream cannot answer. No I/O here; `proxy.ts` is the shell around them.
  */
-import type { ToolFailureInit } from '../tool-failure/types.js';
+import type { ToolFailureInit } from '@omcp/tool-failure';
 import { isRecord } from '../shared/safe.js';
 import { firstLineOf } from '../shared/first-line.js';
 

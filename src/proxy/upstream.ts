@@ -6,7 +6,7 @@ import type { UpstreamTransportFactory } from './types.js';
 import { AbortLink } from '../shared/abort-link.js';
 import { CONNECTION_CLOSED, INVALID_PARAMS, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
 import { isRecord } from '../shared/safe.js';
-import { isTransientNetworkCode } from '../tool-failure/classify.js';
+import { isTransientNetworkCode } from '@omcp/tool-failure/internal';
 import { firstLineOf } from '../shared/first-line.js';
 
 /** Thrown by `UpstreamLink` when the upstream gave no usable answer. */

@@ -1,10 +1,10 @@
-import { readToolFailure } from '../tool-failure/read.js';
+import { readToolFailure } from '@omcp/tool-failure';
 import type {
-  FailureSummary,
   ToolFailure,
   ToolFailureClass,
   ToolFailureReading,
-} from '../tool-failure/types.js';
+  FailureSummary,
+} from '@omcp/tool-failure';
 import type { CallEnd } from './telemetry.js';
 import type { CircuitOutcome, RetryDecision } from './types.js';
 

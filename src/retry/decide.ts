@@ -1,6 +1,5 @@
-import { summaryOfFailure } from '../tool-failure/convert.js';
-import { readFailureObject } from '../tool-failure/read.js';
-import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
+import { summaryOfFailure, readFailureObject } from '@omcp/tool-failure/internal';
+import type { ToolFailure, ToolFailureReading } from '@omcp/tool-failure';
 import type {
   DecideContext,
   FailureSummary,

@@ -4,10 +4,10 @@ import type { RetryHints } from '../shared/tool-annotations.js';
 import type { TOOL_CALL_OUTCOMES } from '../semconv.js';
 import type {
   ErrorClassifier,
-  FailureSummary,
   ToolFailure,
   ToolFailureReading,
-} from '../tool-failure/types.js';
+  FailureSummary,
+} from '@omcp/tool-failure';
 
 /** The final outcome of a logical tool call (the values of `mcp.tool.call.outcome`). */
 export type ToolCallOutcome = (typeof TOOL_CALL_OUTCOMES)[number];

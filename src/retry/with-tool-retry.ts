@@ -2,13 +2,15 @@ import { context, trace, type Context } from '@opentelemetry/api';
 import { AbortLink } from '../shared/abort-link.js';
 import { withAttempt } from '../shared/attempt-context.js';
 import { withAttemptMeta } from '../shared/attempt-meta.js';
-import { toolFailure } from '../tool-failure/build.js';
-import { correlationIdFor } from '../tool-failure/correlation.js';
-import { classifyError } from '../tool-failure/classify.js';
-import { summaryOfClassification } from '../tool-failure/convert.js';
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
-import { readToolFailure } from '../tool-failure/read.js';
-import type { ToolFailureReading } from '../tool-failure/types.js';
+import {
+  toolFailure,
+  correlationIdFor,
+  classifyError,
+  TOOL_FAILURE_META_KEY,
+  readToolFailure,
+} from '@omcp/tool-failure';
+import { summaryOfClassification } from '@omcp/tool-failure/internal';
+import type { ToolFailureReading } from '@omcp/tool-failure';
 import { isExceptionSignal, isMetaKey, isRate } from '../shared/config.js';
 import { rememberToolList } from '../shared/tool-annotations.js';
 import {

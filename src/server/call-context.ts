@@ -7,7 +7,7 @@ import {
   type Context,
   type Span,
 } from '@opentelemetry/api';
-import type { ErrorClassification } from '../tool-failure/types.js';
+import type { ErrorClassification } from '@omcp/tool-failure';
 
 /** What the server side knows of one incoming request while it runs. */
 export interface ServerCall {

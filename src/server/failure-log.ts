@@ -1,7 +1,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { TelemetrySource } from '../internal-types.js';
 import { ATTR_GEN_AI_TOOL_NAME } from '../semconv.js';
-import type { ToolFailure } from '../tool-failure/types.js';
+import type { ToolFailure } from '@omcp/tool-failure';
 import { spanNameOf } from '../shared/attributes.js';
 import { emitFailureRecord, exceptionTypeOf } from '../shared/exception.js';
 import { failureAttributes } from '../shared/failure-attributes.js';

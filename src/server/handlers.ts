@@ -1,6 +1,6 @@
 import type { TelemetrySource } from '../internal-types.js';
-import { toolFailureResult } from '../tool-failure/build.js';
-import { isToolFailureError } from '../tool-failure/error.js';
+import { toolFailureResult } from '@omcp/tool-failure/internal';
+import { isToolFailureError } from '@omcp/tool-failure';
 import { ownValue } from '../shared/safe.js';
 import { noteThrown, serverCallTraceId } from './call-context.js';
 

@@ -15,14 +15,19 @@ import {
   ATTR_MCP_TOOL_FAILURE_SOURCE,
   ATTR_RPC_RESPONSE_STATUS_CODE,
 } from '../semconv.js';
-import { randomTraceLikeId } from '../tool-failure/correlation.js';
-import { isToolFailureError } from '../tool-failure/error.js';
-import { tryClassifier } from '../tool-failure/classify.js';
-import { failureFromClassification } from '../tool-failure/convert.js';
-import { classifyErrorResult, redactedText } from '../tool-failure/from-error-result.js';
-import { readToolFailure, readToolFailureMeta } from '../tool-failure/read.js';
-import { rulePackFor } from '../tool-failure/rule-packs.js';
-import type { ErrorClassifier, ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
+import {
+  randomTraceLikeId,
+  tryClassifier,
+  failureFromClassification,
+  classifyErrorResult,
+  redactedText,
+  readToolFailureMeta,
+  rulePackFor,
+  carriesExtensions,
+  withDeclaration,
+} from '@omcp/tool-failure/internal';
+import { isToolFailureError, readToolFailure } from '@omcp/tool-failure';
+import type { ErrorClassifier, ToolFailure, ToolFailureReading } from '@omcp/tool-failure';
 import {
   operationAttributes,
   setRequestAttributes,
@@ -44,7 +49,6 @@ import {
   transportVersion,
 } from '../shared/record.js';
 import { relayed, relaying } from '../shared/relayed.js';
-import { carriesExtensions, withDeclaration } from '../tool-failure/declaration.js';
 import { attemptOfMeta } from '../shared/attempt-meta.js';
 import { copyWith, field, isRecord, ownString, ownValue } from '../shared/safe.js';
 import { truncate } from '../shared/truncate.js';

@@ -1,5 +1,11 @@
-import { ATTEMPT_META_KEY } from '../tool-failure/constants.js';
 import { isRecord, ownValue } from './safe.js';
+
+/**
+ * This package's own `_meta` key on a `tools/call` request: the attempt number (2, 3, ...) a
+ * retrying caller (`withToolRetry`, the proxy) puts on every attempt after the first, so the
+ * server span records it. A reverse-DNS prefix of ours, outside MCP's reserved ones.
+ */
+export const ATTEMPT_META_KEY = 'dev.omcp/attempt';
 
 /**
  * The `tools/call` params of attempt `attempt`: unchanged for the first attempt (a first try

@@ -1,11 +1,11 @@
 import type { ResolvedConfig } from '../internal-types.js';
-import { TOOL_FAILURE_META_KEY } from '../tool-failure/constants.js';
+import { TOOL_FAILURE_META_KEY } from '@omcp/tool-failure';
 import type { McpInstrumentationConfig } from '../types.js';
 import {
   compileClassificationRules,
   loadClassificationRules,
   type ClassificationRules,
-} from '../tool-failure/classification-rules.js';
+} from '@omcp/tool-failure/internal';
 
 /**
  * Applies defaults; a value of the wrong type or range falls back to the default, and `warn`

@@ -7,7 +7,7 @@ import {
   ATTR_MCP_TOOL_FAILURE_RETRYABLE,
   ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE,
 } from '../semconv.js';
-import type { ToolFailure } from '../tool-failure/types.js';
+import type { ToolFailure } from '@omcp/tool-failure';
 import { truncate } from './truncate.js';
 
 /** Span attributes of a valid failure object; free text is length-capped. */

@@ -19,7 +19,7 @@ import {
   METRIC_MCP_SERVER_OPERATION_DURATION,
   METRIC_MCP_SERVER_TOOL_FAILURES,
 } from '../semconv.js';
-import { BASELINE_CODES, PACKAGE_CODES } from '../tool-failure/constants.js';
+import { BASELINE_CODES, PACKAGE_CODES } from '@omcp/tool-failure';
 
 /** The instruments the instrumentation records into. */
 export interface McpInstruments {

@@ -11,8 +11,8 @@ import {
   ATTR_MCP_TOOL_FAILURE_PROBLEMS,
   ERROR_TYPE_VALUE_TOOL_ERROR,
 } from '../semconv.js';
-import { outputSelectorsOf, outputsOf } from '../tool-failure/outputs.js';
-import type { ToolFailure, ToolFailureReading } from '../tool-failure/types.js';
+import { outputSelectorsOf, outputsOf } from '@omcp/tool-failure/internal';
+import type { ToolFailure, ToolFailureReading } from '@omcp/tool-failure';
 import type { McpResponseInfo, McpSpanHook } from '../types.js';
 import { setFailureAttributes } from './failure-attributes.js';
 import { metricCode } from './metrics.js';

@@ -3,13 +3,6 @@ import type { ToolFailureClass } from './types.js';
 /** The `_meta` key of the tool-failure extension. */
 export const TOOL_FAILURE_META_KEY = 'io.modelcontextprotocol/toolFailure';
 
-/**
- * This package's own `_meta` key on a `tools/call` request: the attempt number (2, 3, ...) a
- * retrying caller (`withToolRetry`, the proxy) puts on every attempt after the first, so the
- * server span records it. A reverse-DNS prefix of ours, outside MCP's reserved ones.
- */
-export const ATTEMPT_META_KEY = 'dev.omcp/attempt';
-
 /** The closed set of classes, in the proposal's order. */
 export const TOOL_FAILURE_CLASSES: readonly ToolFailureClass[] = Object.freeze([
   'capability',

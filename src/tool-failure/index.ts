@@ -39,6 +39,7 @@ export type {
   ProblemSeverity,
   ErrorClassification,
   ErrorClassifier,
+  FailureSummary,
 } from './types.js';
 export type { ToolFailureRule, ToolFailureRuleId } from './rules.js';
 export type { ReadToolFailureOptions } from './read.js';

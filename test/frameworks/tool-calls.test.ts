@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createToolRetry } from '../../src/retry/with-tool-retry.js';
-import { ATTEMPT_META_KEY } from '../../src/tool-failure/constants.js';
+import { ATTEMPT_META_KEY } from '../../src/shared/attempt-meta.js';
 import { toolFailure } from '../../src/tool-failure/build.js';
 import { FrameworkToolCalls } from '../../src/frameworks/tool-calls.js';
 import { withNoteInResult as withNoteInContent } from '../../src/tool-failure/model-note.js';
