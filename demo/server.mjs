@@ -2,7 +2,7 @@
 // telemetry code; the demo starts it with `node --import @omcp/instrumentation-mcp/register`.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ToolFailureError, toolFailure } from '@omcp/instrumentation-mcp/tool-failure';
+import { ToolFailureError, toolFailure } from '@omcp/tool-failure';
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'omcp-demo-server', version: '1.0.0' });

@@ -1,7 +1,7 @@
 // Helpers the examples use to check their own output: any mismatch ends the process with
 // exit code 1 and a one-line reason on stderr.
 import { SpanKind } from '@opentelemetry/api';
-import { TOOL_FAILURE_META_KEY } from '@omcp/instrumentation-mcp/tool-failure';
+import { TOOL_FAILURE_META_KEY } from '@omcp/tool-failure';
 
 /** A correlationId this package makes: a W3C trace ID. */
 export const TRACE_ID = /^[0-9a-f]{32}$/;

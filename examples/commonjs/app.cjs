@@ -5,10 +5,7 @@ const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
 const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
 const { SpanKind } = require('@opentelemetry/api');
-const {
-  TOOL_FAILURE_META_KEY,
-  ToolFailureError,
-} = require('@omcp/instrumentation-mcp/tool-failure');
+const { TOOL_FAILURE_META_KEY, ToolFailureError } = require('@omcp/tool-failure');
 
 function fail(reason) {
   process.stderr.write(`FAIL: ${reason}\n`);

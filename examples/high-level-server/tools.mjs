@@ -1,7 +1,7 @@
 // The tools of a small travel desk, on a high-level McpServer. Each tool fails in one of the ways
 // the tool-failure extension classifies; the other examples reuse this server.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ToolFailureError, toolFailure } from '@omcp/instrumentation-mcp/tool-failure';
+import { ToolFailureError, toolFailure } from '@omcp/tool-failure';
 
 /** What each failing tool is expected to produce (class and code). */
 export const EXPECTED = Object.freeze({

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ToolFailureError, toolFailure } from '@omcp/instrumentation-mcp/tool-failure';
+import { ToolFailureError, toolFailure } from '@omcp/tool-failure';
 import { check, expectFailure, report, spanExporter } from '../check.mjs';
 
 spanExporter(); // fails early, with the command to use, when the telemetry is not loaded

@@ -10,6 +10,8 @@ import {
   apiEntries,
   apiReference,
   firstSentence,
+  reexportedPackage,
+  workspacePackages,
   writeApiReference,
 } from '../../scripts/api-reference.mjs';
 
@@ -59,23 +61,39 @@ describe('docs/api (the generated API reference)', () => {
       );
   }, 120_000);
 
-  it('has one page per code entry of package.json exports, listed in its README', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-      exports: Record<string, unknown>;
-    };
-    const code = Object.keys(pkg.exports).filter((k) => !/\.json$/.test(k));
+  it("has one page per code entry of every workspace package's exports, listed in its README", () => {
     const entries = apiEntries();
-    expect(entries.map((e) => e.subpath)).toEqual(code);
-    const index = generated.pages.get('README.md') ?? '';
+    const packages = workspacePackages();
+    expect(packages.map((p) => p.name)).toEqual([
+      '@omcp/instrumentation-mcp',
+      '@omcp/tool-failure',
+    ]);
+    for (const member of packages) {
+      const pkg = JSON.parse(readFileSync(join(ROOT, member.dir, 'package.json'), 'utf8')) as {
+        exports: Record<string, unknown>;
+      };
+      const code = Object.keys(pkg.exports).filter((k) => !/\.json$/.test(k));
+      expect(entries.filter((e) => e.package === member.name).map((e) => e.subpath)).toEqual(code);
+    }
+    const rows = (generated.pages.get('README.md') ?? '').split('\n');
     for (const e of entries) {
       expect(generated.pages.has(e.page), e.page).toBe(true);
-      expect(index).toContain(`| \`${e.importPath}\` | [${e.page}](${e.page}) |`);
+      const row = rows.find((r) => r.startsWith(`| \`${e.package}\` | \`${e.importPath}\``));
+      expect(row, e.importPath).toContain(`[${e.page}](${e.page})`);
     }
   });
 
   it('lists every name each entry exports, as its source declares them', () => {
-    for (const entry of apiEntries()) {
-      const declared = declaredExports(join(ROOT, entry.file));
+    const entries = apiEntries();
+    for (const entry of entries) {
+      // A deprecated subpath re-exports a package whole: it declares what that package's entry does.
+      const whole = reexportedPackage(ROOT, entry.file);
+      const home = entries.find((e) => e.importPath === whole);
+      if (whole !== undefined) expect(home, `${entry.file} re-exports ${whole}`).toBeDefined();
+      const declared = declaredExports(join(ROOT, (home ?? entry).file));
+      expect(declared.length, entry.file).toBeGreaterThanOrEqual(
+        entry.page === 'register.md' ? 0 : 1,
+      );
       expect(generated.names.get(entry.page), entry.file).toEqual(declared);
       const page = generated.pages.get(entry.page) ?? '';
       for (const name of declared)
@@ -88,7 +106,9 @@ describe('docs/api (the generated API reference)', () => {
   it('lists every value the entries export at run time', async () => {
     const runtime: Record<string, Record<string, unknown>> = {
       'root.md': await import('../../src/index.js'),
-      'tool-failure.md': await import('../../src/tool-failure/index.js'),
+      'tool-failure.md': await import('../../src/deprecated/tool-failure.js'),
+      'omcp-tool-failure.md': await import('../../src/tool-failure/index.js'),
+      'omcp-tool-failure-internal.md': await import('../../src/tool-failure/internal.js'),
       'retry.md': await import('../../src/retry/index.js'),
       'proxy.md': await import('../../src/proxy/index.js'),
     };
@@ -100,7 +120,7 @@ describe('docs/api (the generated API reference)', () => {
   });
 
   it('gives each name its kind, its file and the first sentence of its doc comment', () => {
-    const page = generated.pages.get('tool-failure.md') ?? '';
+    const page = generated.pages.get('omcp-tool-failure.md') ?? '';
     expect(page).toContain(
       '| `ToolFailureError` | class | `src/tool-failure/error.ts` | An error a tool handler throws to fail with a given classification. |',
     );
