@@ -91,6 +91,18 @@ function buildOf(spec) {
     symlinkSync(`${root}/node_modules`, `${partial}/node_modules`);
     console.log(`building ${spec} (${sha.slice(0, 12)}) in ${dir}...`);
     const tsc = `${root}/node_modules/typescript/bin/tsc`;
+    // A commit with the data-model package builds its ES modules half first, beside its own.
+    const model = `${partial}/packages/tool-failure`;
+    if (existsSync(`${model}/tsconfig.json`)) {
+      const made = spawnSync(
+        process.execPath,
+        [tsc, '-p', `${model}/tsconfig.json`, '--outDir', `${model}/dist/esm`],
+        { cwd: partial, stdio: 'inherit' },
+      );
+      if (made.status !== 0)
+        stop(`${spec} (${sha.slice(0, 12)}): its data-model package does not build`);
+      writeFileSync(`${model}/dist/esm/package.json`, '{ "type": "module" }\n');
+    }
     const built = spawnSync(
       process.execPath,
       [tsc, '-p', 'tsconfig.build.json', '--outDir', 'dist/esm'],
@@ -106,10 +118,19 @@ function buildOf(spec) {
   return { dist: `${dir}/dist`, name: `${spec} (${subject.slice(0, 70)})` };
 }
 
-/** Copies `dist`'s ES modules to `dir`, where they resolve their dependencies from this tree. */
+/**
+ * Copies `dist`'s ES modules to `dir`, where they resolve their dependencies from this tree; the
+ * build's own data-model package (packages/tool-failure beside its dist/, when it has one) goes
+ * to `dir`/node_modules, found before this tree's, so each build runs its own.
+ */
 function stage(dist, dir) {
   mkdirSync(dir, { recursive: true });
   cpSync(`${dist}/esm`, `${dir}/esm`, { recursive: true });
+  const model = `${dist}/../packages/tool-failure`;
+  if (!existsSync(`${model}/dist/esm`)) return;
+  const into = `${dir}/node_modules/@omcp/tool-failure`;
+  cpSync(`${model}/package.json`, `${into}/package.json`);
+  cpSync(`${model}/dist/esm`, `${into}/dist/esm`, { recursive: true });
 }
 
 /** Runs measuring process `p`; returns its record. */

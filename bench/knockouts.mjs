@@ -222,8 +222,15 @@ function makeCopy(dir, knockout) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   cpSync(here('../dist/esm'), `${dir}/esm`, { recursive: true });
+  // The data model is the bundled @omcp/tool-failure: the copy gets its own, found before the
+  // workspace's, and an edit of `tool-failure/...` applies there.
+  const dataModel = `${dir}/node_modules/@omcp/tool-failure`;
+  cpSync(here('../packages/tool-failure/package.json'), `${dataModel}/package.json`);
+  cpSync(here('../packages/tool-failure/dist'), `${dataModel}/dist`, { recursive: true });
   for (const [file, text, replacement] of knockout === undefined ? [] : editsOf(knockout)) {
-    const path = `${dir}/esm/${file}`;
+    const path = file.startsWith('tool-failure/')
+      ? `${dataModel}/dist/esm/${file}`
+      : `${dir}/esm/${file}`;
     const source = readFileSync(path, 'utf8');
     const count = source.split(text).length - 1;
     if (count !== 1)

@@ -261,9 +261,9 @@ class ToolRetryEngine {
             : new AbortLink([signal]);
         try {
           outcome = await this.attempt(call, args, admission, link?.signal, signal);
-          // A thrown attempt's link is let go of only after the wait that follows it, as before
-          // the one decision path: an abort during that wait still reaches its request.
-          if (outcome.kind !== 'thrown') link?.dispose();
+          // The attempt's request has ended, answered or thrown: an abort during the wait that
+          // follows must not reach it (the SDK would send notifications/cancelled for it).
+          link?.dispose();
           const step = await this.path.next(call, outcome, admission);
           if (step.action === 'end') {
             end = step.end;

@@ -6,6 +6,7 @@
  * session for what needs no server (usage, reports, connection errors).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { copyBundled } from '../helpers/bundled.js';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -272,6 +273,7 @@ describe('mcp-failures check server (stdio)', { timeout: 90_000 }, () => {
     // The built CLI copied where no node_modules can be found: nothing resolves the SDK.
     const copy = join(dir, 'no-sdk');
     cpSync(join(root, 'dist', 'esm'), join(copy, 'esm'), { recursive: true });
+    expect(copyBundled(copy)).toEqual(['@omcp/tool-failure']);
     const run = await mcpFailures(
       ['check', 'server', '--call', 'x', '--', process.execPath, everything, 'stdio'],
       join(copy, 'esm', 'cli', 'mcp-failures.js'),

@@ -2,6 +2,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { ROOT, type OtelLine } from './cases.js';
+import { copyBundled } from '../helpers/bundled.js';
 
 // What the matrix files share for their child processes: how many run at once (across the
 // cases of one file), and the copy of this package placed in a line's tree.
@@ -36,11 +37,12 @@ export function copyPackage(line: OtelLine): string {
   };
   for (const entry of ['package.json', ...manifest.files]) {
     if (!existsSync(join(ROOT, entry))) continue;
-    // As npm pack, which never ships a node_modules folder.
+    // As npm pack, which ships no node_modules folder but the bundled dependencies' (below).
     cpSync(join(ROOT, entry), join(dir, entry), {
       recursive: true,
       filter: (src) => basename(src) !== 'node_modules',
     });
   }
+  copyBundled(dir);
   return dir;
 }

@@ -39,9 +39,11 @@ describe('the data model stands alone', () => {
   });
 
   it('loads and builds a failure where no package can be resolved (the built entry alone)', () => {
-    const esm = join(root, 'dist/esm');
+    const esm = join(root, 'packages/tool-failure/dist/esm');
     if (!existsSync(join(esm, 'tool-failure/index.js')))
-      throw new Error('dist/ is missing: this test loads the built entry (npm run build)');
+      throw new Error(
+        'packages/tool-failure/dist/ is missing: this test loads the built entry (npm run build)',
+      );
     // The entry and every module it reaches, copied to a folder with no node_modules above it.
     const dir = mkdtempSync(join(tmpdir(), 'omcp-data-model-'));
     const seen = new Set<string>();
