@@ -5,10 +5,7 @@
 import { context, metrics, trace } from '@opentelemetry/api';
 import { logs } from '@opentelemetry/api-logs';
 import { setupOtel } from './otel.mjs';
-import {
-  classifyError,
-  readToolFailure,
-} from '../../packages/tool-failure/dist/esm/tool-failure/index.js';
+import { classifyError, readToolFailure } from '@omcp/tool-failure';
 import { FailureTally } from '../../dist/esm/shared/metrics.js';
 
 setupOtel();

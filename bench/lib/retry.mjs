@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { setupOtel } from './otel.mjs';
 import { installVariant } from './variants.mjs';
 import { withToolRetry } from '../../dist/esm/retry/index.js';
-import { toolFailure } from '../../packages/tool-failure/dist/esm/tool-failure/index.js';
+import { toolFailure } from '@omcp/tool-failure';
 
 const RETRIES = 50;
 const DELAY = 20;

@@ -6,7 +6,6 @@
  * session for what needs no server (usage, reports, connection errors).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyBundled } from '../helpers/bundled.js';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +17,7 @@ import {
   type CheckServerIo,
 } from '../../src/cli/check-server-command.js';
 import { CheckConnectionError, type CheckSession } from '../../src/cli/check-server-session.js';
+import { copyBundled } from '../helpers/bundled.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'dist', 'esm', 'cli', 'mcp-failures.js');

@@ -12,6 +12,7 @@ import {
   type RecordedTraces,
 } from './fixtures/failure-trace.js';
 import { repoPath, run, tempDir } from './helpers.js';
+import { copyBundled } from '../helpers/bundled.js';
 
 let recorded: RecordedTraces;
 let jaeger: FakeJaeger;
@@ -292,6 +293,8 @@ describe('the mcp-failures executable', () => {
     );
     expect(result.stdout + result.stderr).toBe('');
     writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
+    // With the data-model package beside it, as the tarball bundles it.
+    expect(copyBundled(out)).toEqual(['@omcp/tool-failure']);
     bin = join(out, 'cli/mcp-failures.js');
   }, 120_000);
 
