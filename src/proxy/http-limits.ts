@@ -102,7 +102,7 @@ export const REFUSALS = Object.freeze({
   method_not_allowed: {
     status: 405,
     code: SERVER_ERROR,
-    message: 'Method Not Allowed: a stateless endpoint takes POST only',
+    message: 'Method Not Allowed: the Allow header lists the methods this endpoint takes',
   },
   session_not_found: { status: 404, code: REQUEST_TIMEOUT, message: 'Session not found' },
   no_session: {

@@ -64,7 +64,14 @@ describe('the scripted HTTP server of check client / check proxy', () => {
     const url = await start();
     expect((await send(url, { body: '{"jsonrpc":' })).status).toBe(400);
     expect((await send(url, { body: 'x'.repeat(5 * 1024 * 1024) })).status).toBe(413);
-    expect((await send(url, { method: 'GET' })).status).toBe(405);
+    // The refusal's text names no method: its Allow header (here POST and DELETE) says which.
+    const get = await send(url, { method: 'GET' });
+    expect(get.status).toBe(405);
+    expect(get.headers.allow).toBe('POST, DELETE');
+    expect(JSON.parse(get.body)).toMatchObject({
+      error: { message: REFUSALS.method_not_allowed.message },
+    });
+    expect(REFUSALS.method_not_allowed.message).not.toMatch(/\b(GET|POST|DELETE)\b/);
     expect((await send(url.replace('/mcp', '/x'), { body: LIST })).status).toBe(404);
     const raw = connect(Number(new URL(url).port), '127.0.0.1');
     const rawAnswer = new Promise<string>((resolve) => {

@@ -667,6 +667,9 @@ describe('attacks on the 2026-07-28 endpoint (revision: 2026-07-28)', () => {
       const answer = await rawRequest(url, { method });
       expect(answer.status).toBe(405);
       expect(answer.headers.allow).toBe('POST');
+      expect(JSON.parse(answer.body)).toMatchObject({
+        error: { message: REFUSALS.method_not_allowed.message },
+      });
     }
     const { body, headers } = modernCall(7, 'slow');
     const controller = new AbortController();
