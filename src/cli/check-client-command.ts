@@ -38,7 +38,9 @@ import {
   CheckUsageError as UsageError,
   runCheckCommand,
   stringOption,
-  writeReport,
+  endCheck,
+  programUnderTest,
+  type ProgramUnderTest,
   type CheckArgs,
   type CheckCommand,
 } from './check-common.js';
@@ -85,12 +87,8 @@ Exit status: 0 every exercised rule passed, 1 a rule failed or no tool was calle
 error, or the client could not start or did not finish in time.
 `;
 
-interface Options {
+interface Options extends ProgramUnderTest {
   transport: 'stdio' | 'http';
-  command: string;
-  args: string[];
-  report: string | undefined;
-  timeoutMs: number;
 }
 
 const COMMAND: CheckCommand = {
@@ -101,14 +99,11 @@ const COMMAND: CheckCommand = {
   oneLine: [ChildStartError],
 };
 
-function optionsOf({ values, command, timeoutMs }: CheckArgs): Options {
-  const transport = stringOption(values, 'transport') ?? 'stdio';
+function optionsOf(parsed: CheckArgs): Options {
+  const transport = stringOption(parsed.values, 'transport') ?? 'stdio';
   if (transport !== 'stdio' && transport !== 'http')
     throw new UsageError(`--transport must be stdio or http, got '${transport}'`);
-  const [program, ...args] = command;
-  if (program === undefined || program === '')
-    throw new UsageError('give the client to run: -- COMMAND [ARGS...]');
-  return { transport, command: program, args, report: stringOption(values, 'report'), timeoutMs };
+  return { transport, ...programUnderTest(parsed, 'client', 'COMMAND') };
 }
 
 /** The result lines of a client's stdout; other lines (its own logging) are ignored. */
@@ -208,18 +203,19 @@ async function checkClient(options: Options, io: CheckClientIo): Promise<number>
     io.stdout(
       `${tools.length} tools served over ${options.transport} (retryNotBefore ${NOT_BEFORE_MS} ms ahead)\n\n${report.tools.length > 0 ? `${activityLines(report)}\n` : ''}${formatRuleTable(report.rules, notesOf(report, tools.length, run), report.verdict, 'the client called no tool')}`,
     );
-    if (options.report !== undefined) {
-      const json = {
+    return await endCheck(
+      io,
+      options.report,
+      () => ({
         transport: options.transport,
         command: [options.command, ...served.args],
         exit: { code: run.code, signal: run.signal },
         ...report,
         received: calls,
         printed,
-      };
-      if (!(await writeReport(io, options.report, json))) return CHECK_EXIT.error;
-    }
-    return report.verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
+      }),
+      report.verdict,
+    );
   } finally {
     await served.close();
   }

@@ -134,20 +134,50 @@ function errorLine(spec: CheckCommand, error: unknown): string {
   return `unexpected error: ${firstLineOf(error)}`;
 }
 
+/** What a check that runs a program under test takes besides its own options. */
+export interface ProgramUnderTest {
+  /** The program after `--`, and its arguments. */
+  command: string;
+  args: string[];
+  /** `--report FILE`, where the JSON report goes. */
+  report: string | undefined;
+  /** `--timeout MS`. */
+  timeoutMs: number;
+}
+
 /**
- * Writes `json` to `path` as the check's report; on failure says so in one line and resolves
- * to false (the check then exits `CHECK_EXIT.error`, after its table).
+ * The program under test (the words after `--`), `--report` and `--timeout`; a usage error
+ * naming `what` to give and its `placeholder` (`client`, `COMMAND`) when there is no program.
  */
-export async function writeReport(
+export function programUnderTest(
+  { values, command, timeoutMs }: CheckArgs,
+  what: string,
+  placeholder: string,
+): ProgramUnderTest {
+  const [program, ...args] = command;
+  if (program === undefined || program === '')
+    throw new CheckUsageError(`give the ${what} to run: -- ${placeholder} [ARGS...]`);
+  return { command: program, args, report: stringOption(values, 'report'), timeoutMs };
+}
+
+/**
+ * How every check ends, after its table: the JSON report written to `path` when one was asked
+ * for (`json` is built only then), and the exit code of the verdict. A report that cannot be
+ * written is said in one line and makes the exit `CHECK_EXIT.error`.
+ */
+export async function endCheck(
   io: { writeFile(path: string, text: string): Promise<void>; stderr(text: string): void },
-  path: string,
-  json: unknown,
-): Promise<boolean> {
-  try {
-    await io.writeFile(path, `${JSON.stringify(json, null, 2)}\n`);
-    return true;
-  } catch (error) {
-    io.stderr(`mcp-failures: cannot write the report ${path}: ${firstLineOf(error)}\n`);
-    return false;
+  path: string | undefined,
+  json: () => unknown,
+  verdict: string,
+): Promise<number> {
+  if (path !== undefined) {
+    try {
+      await io.writeFile(path, `${JSON.stringify(json(), null, 2)}\n`);
+    } catch (error) {
+      io.stderr(`mcp-failures: cannot write the report ${path}: ${firstLineOf(error)}\n`);
+      return CHECK_EXIT.error;
+    }
   }
+  return verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
 }

@@ -33,11 +33,12 @@ import { loadProxyCases, readCallLog } from './check-client-serve.js';
 import { startLoopbackHttp } from './wire-server.js';
 import { httpWire, stdioWire, type WireSession } from './wire-client.js';
 import {
-  CHECK_EXIT,
   CheckUsageError as UsageError,
   runCheckCommand,
   stringOption,
-  writeReport,
+  endCheck,
+  programUnderTest,
+  type ProgramUnderTest,
   type CheckArgs,
   type CheckCommand,
 } from './check-common.js';
@@ -101,14 +102,10 @@ could not be started or reached.
 /** The intermediary could not be started or reached; one line. */
 class ReachError extends Error {}
 
-interface Options {
+interface Options extends ProgramUnderTest {
   upstream: 'stdio' | 'http';
   downstream: 'stdio' | 'http';
   proxyUrl: string;
-  command: string;
-  args: string[];
-  report: string | undefined;
-  timeoutMs: number;
   revision: typeof LEGACY_REVISION | typeof MODERN_REVISION;
 }
 
@@ -133,7 +130,8 @@ const COMMAND: CheckCommand = {
   oneLine: [ReachError],
 };
 
-function optionsOf({ values, command, timeoutMs }: CheckArgs): Options {
+function optionsOf(parsed: CheckArgs): Options {
+  const { values } = parsed;
   const downstream = transportOption(stringOption(values, 'downstream'), 'downstream');
   const proxyUrl = stringOption(values, 'proxy-url');
   if (proxyUrl !== undefined && downstream !== 'http')
@@ -145,17 +143,12 @@ function optionsOf({ values, command, timeoutMs }: CheckArgs): Options {
     );
   if (revision === MODERN_REVISION && downstream !== 'http')
     throw new UsageError(`--revision ${MODERN_REVISION} goes with --downstream http`);
-  const [program, ...args] = command;
-  if (program === undefined || program === '')
-    throw new UsageError('give the intermediary to run: -- PROXY_COMMAND [ARGS...]');
+  const program = programUnderTest(parsed, 'intermediary', 'PROXY_COMMAND');
   return {
     upstream: transportOption(stringOption(values, 'upstream'), 'upstream'),
     downstream,
     proxyUrl: proxyUrl ?? 'http://127.0.0.1:{port}/mcp',
-    command: program,
-    args,
-    report: stringOption(values, 'report'),
-    timeoutMs,
+    ...program,
     revision,
   };
 }
@@ -258,19 +251,21 @@ async function checkProxy(options: Options, io: CheckProxyIo): Promise<number> {
         `tools/list through the intermediary lacked ${unlisted.length} of ${cases.length} tools`,
       );
     io.stdout(formatRuleTable(report.rules, notes, report.verdict, 'no case was played'));
-    if (options.report !== undefined) {
-      const json = {
+    const ran = [options.command, ...intermediary.args];
+    return await endCheck(
+      io,
+      options.report,
+      () => ({
         upstream: options.upstream,
         downstream: options.downstream,
         revision: options.revision,
-        command: [options.command, ...intermediary.args],
+        command: ran,
         ...report,
         outcomes,
         sent: Object.fromEntries(cases.map((c) => [c.id, c.result])),
-      };
-      if (!(await writeReport(io, options.report, json))) return CHECK_EXIT.error;
-    }
-    return report.verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
+      }),
+      report.verdict,
+    );
   } finally {
     await intermediary?.stop();
     await upstream.close();

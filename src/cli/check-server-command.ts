@@ -20,12 +20,11 @@ import {
 } from './check-server-session.js';
 import { isHttpUrl } from './url.js';
 import {
-  CHECK_EXIT,
   CheckUsageError as UsageError,
   runCheckCommand,
   stringOption,
   stringsOption,
-  writeReport,
+  endCheck,
   type CheckArgs,
   type CheckCommand,
 } from './check-common.js';
@@ -147,11 +146,12 @@ async function checkServer(options: Options, io: CheckServerIo): Promise<number>
     if (unlisted.length > 0)
       text += `called tools the server does not list: ${unlisted.join(', ')}\n`;
     io.stdout(`${text}\n${formatServerCheck(report)}`);
-    if (options.report !== undefined) {
-      const json = { target: options.target, tools, unlisted, ...report, outcomes };
-      if (!(await writeReport(io, options.report, json))) return CHECK_EXIT.error;
-    }
-    return report.verdict === 'pass' ? CHECK_EXIT.pass : CHECK_EXIT.fail;
+    return await endCheck(
+      io,
+      options.report,
+      () => ({ target: options.target, tools, unlisted, ...report, outcomes }),
+      report.verdict,
+    );
   } finally {
     await session?.close();
   }
