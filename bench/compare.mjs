@@ -36,7 +36,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copyBundled } from '../scripts/bundled.mjs';
 import { changeInterval, median } from './lib/stats.mjs';
 import { CHANGE_TOLERANCE, changeVerdict, overallChange } from './lib/verdicts.mjs';
 
@@ -120,17 +122,13 @@ function buildOf(spec) {
 
 /**
  * Copies `dist`'s ES modules to `dir`, where they resolve their dependencies from this tree; the
- * build's own data-model package (packages/tool-failure beside its dist/, when it has one) goes
- * to `dir`/node_modules, found before this tree's, so each build runs its own.
+ * build's own bundled packages (the data model, for a checkout that bundles it) go to
+ * `dir`/node_modules, found before this tree's, so each build runs its own.
  */
 function stage(dist, dir) {
   mkdirSync(dir, { recursive: true });
   cpSync(`${dist}/esm`, `${dir}/esm`, { recursive: true });
-  const model = `${dist}/../packages/tool-failure`;
-  if (!existsSync(`${model}/dist/esm`)) return;
-  const into = `${dir}/node_modules/@omcp/tool-failure`;
-  cpSync(`${model}/package.json`, `${into}/package.json`);
-  cpSync(`${model}/dist/esm`, `${into}/dist/esm`, { recursive: true });
+  copyBundled(dir, dirname(dist));
 }
 
 /** Runs measuring process `p`; returns its record. */

@@ -15,6 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { copyBundled } from '../scripts/bundled.mjs';
 import { blockOf, differenceInterval, median } from './lib/stats.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -224,9 +225,8 @@ function makeCopy(dir, knockout) {
   cpSync(here('../dist/esm'), `${dir}/esm`, { recursive: true });
   // The data model is the bundled @omcp/tool-failure: the copy gets its own, found before the
   // workspace's, and an edit of `tool-failure/...` applies there.
+  copyBundled(dir);
   const dataModel = `${dir}/node_modules/@omcp/tool-failure`;
-  cpSync(here('../packages/tool-failure/package.json'), `${dataModel}/package.json`);
-  cpSync(here('../packages/tool-failure/dist'), `${dataModel}/dist`, { recursive: true });
   for (const [file, text, replacement] of knockout === undefined ? [] : editsOf(knockout)) {
     const path = file.startsWith('tool-failure/')
       ? `${dataModel}/dist/esm/${file}`

@@ -75,7 +75,11 @@ export function apiEntries(root = ROOT) {
  * shape of a deprecated subpath kept for one release; undefined for an entry of its own names.
  */
 export function reexportedPackage(root, file) {
-  const source = ts.createSourceFile(file, readFileSync(join(root, file), 'utf8'), 99);
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(join(root, file), 'utf8'),
+    ts.ScriptTarget.Latest,
+  );
   const [only, ...rest] = source.statements;
   if (only === undefined || rest.length > 0 || !ts.isExportDeclaration(only)) return undefined;
   if (only.exportClause !== undefined || only.moduleSpecifier === undefined) return undefined;

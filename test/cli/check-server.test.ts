@@ -17,7 +17,7 @@ import {
   type CheckServerIo,
 } from '../../src/cli/check-server-command.js';
 import { CheckConnectionError, type CheckSession } from '../../src/cli/check-server-session.js';
-import { copyBundled } from '../helpers/bundled.js';
+import { copyBundled } from '../../scripts/bundled.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(root, 'dist', 'esm', 'cli', 'mcp-failures.js');

@@ -2,7 +2,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { ROOT, type OtelLine } from './cases.js';
-import { copyBundled } from '../helpers/bundled.js';
+import { copyBundled } from '../../scripts/bundled.mjs';
 
 // What the matrix files share for their child processes: how many run at once (across the
 // cases of one file), and the copy of this package placed in a line's tree.

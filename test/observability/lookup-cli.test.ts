@@ -12,7 +12,7 @@ import {
   type RecordedTraces,
 } from './fixtures/failure-trace.js';
 import { repoPath, run, tempDir } from './helpers.js';
-import { copyBundled } from '../helpers/bundled.js';
+import { copyBundled } from '../../scripts/bundled.mjs';
 
 let recorded: RecordedTraces;
 let jaeger: FakeJaeger;

@@ -75,6 +75,17 @@ describe('the data model stands alone', () => {
   });
 });
 
+describe('the package names in tests', () => {
+  it("are the sources (tsconfig.json's paths, as vitest.config.ts reads them), one module each", async () => {
+    expect(await import('@omcp/tool-failure')).toBe(
+      await import('../../src/tool-failure/index.js'),
+    );
+    expect(await import('@omcp/tool-failure/internal')).toBe(
+      await import('../../src/tool-failure/internal.js'),
+    );
+  });
+});
+
 describe('correlationIdFor', () => {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
