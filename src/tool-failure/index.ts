@@ -1,4 +1,5 @@
-// `@omcp/instrumentation-mcp/tool-failure`: the tool-failure extension's data model. Build a
+// `@omcp/tool-failure`: the tool-failure extension's data model (also re-exported, deprecated, by
+// `@omcp/instrumentation-mcp/tool-failure`). Build a
 // failure result (`toolFailure`, `ToolFailureError`), read one without trusting it
 // (`readToolFailure`, with stable rule ids), classify a thrown error (`classifyError`).
 export {
