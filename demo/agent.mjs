@@ -7,9 +7,10 @@ import { context, trace } from '@opentelemetry/api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { withToolRetry } from '@omcp/instrumentation-mcp/retry';
+import { binPath } from '../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const proxyCli = fileURLToPath(new URL('../dist/esm/cli/mcp-failure-proxy.js', import.meta.url));
+const proxyCli = binPath('mcp-failure-proxy');
 const node = process.execPath;
 const register = '@omcp/instrumentation-mcp/register';
 

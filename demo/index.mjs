@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startReceiver } from './receiver.mjs';
 import { formatTable } from './table.mjs';
+import { binPath } from '../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = (line = '') => process.stdout.write(`${line}\n`);
@@ -50,8 +51,7 @@ for (const [name, value] of [
 ]) {
   if (!(Number(value) > 0)) fail(`--${name} must be a positive number (got ${value})`);
 }
-if (!existsSync(join(root, 'dist', 'esm', 'cli', 'mcp-failure-proxy.js')))
-  fail('the package is not built: run npm run build');
+if (!existsSync(binPath('mcp-failure-proxy'))) fail('the package is not built: run npm run build');
 
 const external = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
 const outDir = resolve(root, process.env.OMCP_DEMO_DIR || join('.omcp', 'demo'));
@@ -97,7 +97,7 @@ const rows = JSON.parse(readFileSync(resultsFile, 'utf8'));
 // Every correlationId should be the trace ID of the server span that failed.
 let spans = [];
 if (receiver !== undefined) {
-  const { parseOtlpJson } = await import('../dist/esm/lookup/otlp.js');
+  const { parseOtlpJson } = await import('../packages/mcp-failures/dist/esm/lookup/otlp.js');
   const wanted = rows.filter((r) => r.correlationId !== undefined);
   const deadline = Date.now() + 15_000;
   for (;;) {

@@ -1,12 +1,4 @@
-/** A package of the workspace: the root, then each folder of its `workspaces`. */
-export interface WorkspacePackage {
-  /** Its folder, relative to the root (`.`, `packages/tool-failure`). */
-  dir: string;
-  /** Its name in package.json. */
-  name: string;
-  /** The folder of its own sources, relative to the root, ending in `/` (`src/tool-failure/`). */
-  sources: string;
-}
+import type { WorkspacePackage } from './workspace.mjs';
 
 /** A code entry of a package's `exports` and the page it gets. */
 export interface ApiEntry {
@@ -32,12 +24,6 @@ export interface ExportedName {
   /** The package whose own sources hold `definedIn`. */
   home: string | undefined;
 }
-
-/** The packages of the workspace under `root`. */
-export function workspacePackages(root?: string): WorkspacePackage[];
-
-/** The package whose own sources hold `file` (relative to the root), if any. */
-export function homeOf(packages: WorkspacePackage[], file: string): WorkspacePackage | undefined;
 
 /** The code entries of every workspace package's `exports` (JSON files get no page). */
 export function apiEntries(root?: string): ApiEntry[];

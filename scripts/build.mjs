@@ -1,25 +1,40 @@
-// Dual build: the same sources compiled once as ES modules and once as CommonJS,
-// each folder marked with its own package.json "type" so Node picks the right loader.
+// The workspace's build: every package compiled from the one copy of its sources in src/, once as
+// ES modules and (for the packages with a library entry) once as CommonJS, each folder marked
+// with its own package.json "type" so Node picks the right loader. Each package reaches the
+// others by name only (never by a relative path into their sources), so no source is compiled
+// into two packages. The order follows the imports:
+//   1. @omcp/tool-failure (packages/tool-failure): the data model, which imports no package.
+//   2. @omcp/instrumentation-mcp (the root), less the deprecated `./proxy` re-export.
+//   3. @omcp/mcp-failure-proxy (packages/proxy), on the root's `./internal` entry.
+//   4. @omcp/mcp-failures (packages/mcp-failures), on both.
+//   5. The root's `./proxy` re-export of step 3.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
 
-rmSync('dist', { recursive: true, force: true });
-const targets = [
-  { dir: 'dist/esm', type: 'module', args: [] },
-  {
-    dir: 'dist/cjs',
-    type: 'commonjs',
-    args: ['--module', 'CommonJS', '--moduleResolution', 'Node10'],
-  },
-];
-/** Compiles `project` into `out`/esm and `out`/cjs, each folder marked with its module type. */
-function build(project, out) {
+const ESM = { dir: 'esm', type: 'module', args: [] };
+const CJS = {
+  dir: 'cjs',
+  type: 'commonjs',
+  args: ['--module', 'CommonJS', '--moduleResolution', 'Node10'],
+};
+
+/** Compiles `project` into `out`/esm and `out`/cjs (or the `targets` given), each marked with its module type. */
+function build(project, out, targets = [ESM, CJS]) {
   for (const { dir, type, args } of targets) {
-    const target = `${out}/${dir.slice('dist/'.length)}`;
+    const target = `${out}/${dir}`;
     execFileSync(process.execPath, [tsc, '-p', project, '--outDir', target, ...args], {
       stdio: 'inherit',
     });
@@ -27,16 +42,47 @@ function build(project, out) {
     writeFileSync(`${target}/package.json`, `${JSON.stringify({ type }, null, 2)}\n`);
   }
 }
-// packages/tool-failure (`@omcp/tool-failure`): the data model alone, compiled from the one copy of
-// its sources in src/tool-failure/ (which import nothing outside it but src/shared/safe.ts and
-// src/shared/jsonrpc.ts), with the schema and the licence beside it. Built first: the root
-// package imports it by name (the workspace link in node_modules), and its tarball bundles it.
-const dataModel = 'packages/tool-failure';
-rmSync(`${dataModel}/dist`, { recursive: true, force: true });
-build(`${dataModel}/tsconfig.json`, `${dataModel}/dist`);
-mkdirSync(`${dataModel}/schema`, { recursive: true });
-copyFileSync('schema/tool-failure.schema.json', `${dataModel}/schema/tool-failure.schema.json`);
-copyFileSync('LICENSE', `${dataModel}/LICENSE`);
 
-// The root package (`@omcp/instrumentation-mcp`), which leaves src/tool-failure/ to the package above.
+/** A workspace package: its build cleared, compiled, and the licence beside it. */
+function buildPackage(dir, targets) {
+  rmSync(`${dir}/dist`, { recursive: true, force: true });
+  build(`${dir}/tsconfig.json`, `${dir}/dist`, targets);
+  copyFileSync('LICENSE', `${dir}/LICENSE`);
+}
+
+// 1. The data model, with the schema beside it. Its sources are src/tool-failure/ and the three
+// pure helpers it shares (src/shared/safe.ts, src/shared/jsonrpc.ts, src/shared/first-line.ts).
+buildPackage('packages/tool-failure');
+mkdirSync('packages/tool-failure/schema', { recursive: true });
+copyFileSync(
+  'schema/tool-failure.schema.json',
+  'packages/tool-failure/schema/tool-failure.schema.json',
+);
+
+// 2. The root, less the folders that are other packages' sources (tsconfig.build.json).
+rmSync('dist', { recursive: true, force: true });
 build('tsconfig.build.json', 'dist');
+
+// The proxy and the kit import the root by name. npm links the workspace packages into
+// node_modules but not the root itself, so the root is linked here, as an installed copy of it
+// would be found beside them.
+const self = 'node_modules/@omcp/instrumentation-mcp';
+if (!existsSync(self) && !isLink(self)) symlinkSync('../..', self, 'dir');
+
+// 3 and 4. The proxy (a library and an executable), then the kit (executables only: ES modules),
+// with its vectors, which the root keeps shipping for one release.
+buildPackage('packages/proxy');
+buildPackage('packages/mcp-failures', [ESM]);
+rmSync('packages/mcp-failures/conformance', { recursive: true, force: true });
+cpSync('conformance', 'packages/mcp-failures/conformance', { recursive: true });
+
+// 5. The root's deprecated `./proxy`, now that the proxy's types exist.
+build('tsconfig.deprecated.json', 'dist');
+
+function isLink(path) {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}

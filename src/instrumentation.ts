@@ -4,14 +4,7 @@ import {
   InstrumentationNodeModuleFile,
   isWrapped,
 } from '@opentelemetry/instrumentation';
-import {
-  metrics,
-  trace,
-  type Meter,
-  type MeterProvider,
-  type Tracer,
-  type TracerProvider,
-} from '@opentelemetry/api';
+import type { Meter, MeterProvider, Tracer, TracerProvider } from '@opentelemetry/api';
 import { Hook as RequireHook } from 'require-in-the-middle';
 import { resolveConfig } from './shared/config.js';
 import { NO_ESM_HOOK_WARNING, esmLoaderHookActive } from './shared/esm-hook.js';
@@ -19,6 +12,7 @@ import { ScopeLogger, type LoggerProviderLike } from './shared/logs.js';
 import { RateBudget } from './shared/rate-budget.js';
 import { createInstruments, type McpInstruments } from './shared/metrics.js';
 import { isRecord } from './shared/safe.js';
+import { scopeMeter, scopeTracer } from './shared/scope.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
 import { instrumentClientWith, instrumentServerWith } from './patches/instance.js';
 import { FASTMCP_RANGE, patchFastMcp } from './patches/fastmcp.js';
@@ -68,7 +62,6 @@ const V1_MCP = {
   cjs: '@modelcontextprotocol/sdk/dist/cjs/server/mcp',
   esm: '@modelcontextprotocol/sdk/dist/esm/server/mcp.js',
 };
-const SCOPE_OPTIONS = { schemaUrl: SCHEMA_URL };
 const PROTOCOL_METHODS = ['connect', 'request', 'setRequestHandler'];
 const MCP_SERVER_METHODS = ['tool', 'registerTool'];
 const FASTMCP_SESSION_METHODS = ['setupToolHandlers'];
@@ -109,22 +102,20 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
   // copy of the logs API that @opentelemetry/instrumentation was installed with: these come from
   // the application's API, with the scope's schemaUrl.
   protected override get tracer(): Tracer {
-    return (this._scopeTracer ??= trace
-      .getTracerProvider()
-      .getTracer(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS));
+    return (this._scopeTracer ??= scopeTracer());
   }
 
   override setTracerProvider(tracerProvider: TracerProvider): void {
     super.setTracerProvider(tracerProvider);
-    this._scopeTracer = tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS);
+    this._scopeTracer = scopeTracer(tracerProvider);
   }
 
   protected override get meter(): Meter {
-    return (this._scopeMeter ??= metrics.getMeter(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS));
+    return (this._scopeMeter ??= scopeMeter());
   }
 
   override setMeterProvider(meterProvider: MeterProvider): void {
-    this._scopeMeter = meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION, SCOPE_OPTIONS);
+    this._scopeMeter = scopeMeter(meterProvider);
     super.setMeterProvider(meterProvider);
   }
 

@@ -7,10 +7,11 @@ import { createServer, connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { treeOf } from './gateway-proc.mjs';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const UPSTREAM = here('./gateway-upstream.mjs');
-const PROXY = here('../../dist/esm/cli/mcp-failure-proxy.js');
+const PROXY = binPath('mcp-failure-proxy');
 const SUPERGATEWAY = here('../peers/node_modules/supergateway/dist/index.js');
 const MCP_PROXY = here('../peers/node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs');
 const TOKEN = 'gateway-bench-token';

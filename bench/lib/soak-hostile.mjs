@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { PATIENT_PROXY, startMeasured } from './soak-process.mjs';
 import { exitNote } from './soak-proxy.mjs';
 import { WireClient } from './soak-wire.mjs';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const TOKEN = 'soak-hostile-token-3f9d0a61c2';
 /** Arguments of 1,390,000 empty arrays: `[[],[],...]`, 4,170,000 bytes of JSON. */
@@ -25,7 +26,7 @@ function peakRssOf(pid) {
 export async function hostileBodies({ requests, every = 20, heapMiB = 1024, onSample, node }) {
   const proxy = startMeasured(
     [
-      'dist/esm/cli/mcp-failure-proxy.js',
+      binPath('mcp-failure-proxy'),
       '--listen',
       '127.0.0.1:0',
       ...PATIENT_PROXY,

@@ -5,8 +5,9 @@
 // bench/soak.mjs at full scale and by test/proxy/soak.test.ts at a small one.
 import { PATIENT_PROXY, startHelper, startMeasured } from './soak-process.mjs';
 import { WireClient } from './soak-wire.mjs';
+import { binPath } from '../../scripts/workspace.mjs';
 
-const CLI = 'dist/esm/cli/mcp-failure-proxy.js';
+const CLI = binPath('mcp-failure-proxy');
 const UPSTREAM = 'bench/lib/soak-upstream.mjs';
 
 async function openClient(url, concurrency) {

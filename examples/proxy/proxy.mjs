@@ -6,7 +6,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createToolFailureProxy } from '@omcp/instrumentation-mcp/proxy';
+import { createToolFailureProxy } from '@omcp/mcp-failure-proxy';
 import { check, failureOf, spanExporter } from '../check.mjs';
 import { EXPECTED, createTravelServer } from '../high-level-server/tools.mjs';
 

@@ -5,10 +5,9 @@
  * allowed is `decide()`'s answer (src/retry/decide.ts), the reference client policy, so the
  * checker and the retry policy cannot disagree on a rule.
  */
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/instrumentation-mcp/internal';
+import { decide, type RetryDecision } from '@omcp/instrumentation-mcp/retry';
 import { baselineClassOfCode, TOOL_FAILURE_META_KEY, readToolFailure } from '@omcp/tool-failure';
-import { decide } from '../retry/decide.js';
-import type { RetryDecision } from '../retry/types.js';
 import { CLIENT_RULES, type Rule } from './rules.js';
 import { RuleTally, type BehaviourVerdict } from './rule-table.js';
 import type { ScriptedCall } from './scripted.js';

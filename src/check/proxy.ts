@@ -7,8 +7,7 @@
  * result's `resultType: "complete"` is the revision's own field, required on its wire: one the
  * upstream did not send is not counted as a change.
  */
-import { MODERN_REVISION } from '../shared/envelope.js';
-import { isRecord } from '../shared/safe.js';
+import { MODERN_REVISION, isRecord } from '@omcp/instrumentation-mcp/internal';
 import { TOOL_FAILURE_META_KEY, readToolFailure } from '@omcp/tool-failure';
 import { PROXY_RULES, ruleById, type Rule } from './rules.js';
 import { sameJson } from './client.js';

@@ -3,7 +3,7 @@
  * (`{ "calls": [{ "tool": "...", "arguments": {...} }] }`) or from `--call TOOL[=JSON]`.
  * Pure: text in, calls out, or a `ScenarioError` with one line saying what is wrong.
  */
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/instrumentation-mcp/internal';
 
 /** One call to make. */
 export interface PlannedCall {

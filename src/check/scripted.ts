@@ -4,10 +4,9 @@
  * records every `tools/call` with its arrival time. Pure: the shells (stdio, Streamable HTTP)
  * live in src/cli/wire-server.ts; the clock is passed in.
  */
-import { INVALID_PARAMS, METHOD_NOT_FOUND } from '../shared/jsonrpc.js';
-import { isRecord } from '../shared/safe.js';
+import { INVALID_PARAMS, METHOD_NOT_FOUND, isRecord } from '@omcp/instrumentation-mcp/internal';
+import { KIT_PACKAGE_VERSION } from './version.js';
 import { TOOL_FAILURE_META_KEY } from '@omcp/tool-failure';
-import { PACKAGE_VERSION } from '../version.js';
 
 /** One tool of a script. */
 export interface ScriptedTool {
@@ -39,7 +38,7 @@ export const NOT_BEFORE_MS = 500;
 /** The name and version the scripted server announces. */
 export const SCRIPTED_SERVER_INFO = Object.freeze({
   name: 'mcp-failures-scripted',
-  version: PACKAGE_VERSION,
+  version: KIT_PACKAGE_VERSION,
 });
 
 /** Serves `tools`: initialize, ping, tools/list, tools/call; `onCall` sees every call. */

@@ -5,7 +5,7 @@
  * `readToolFailure()` and its rule ids; only what one object cannot show (placement, a
  * correlationId shared between calls or carrying request data) is checked here.
  */
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/instrumentation-mcp/internal';
 import { TOOL_FAILURE_META_KEY, readToolFailure, TOOL_FAILURE_RULES } from '@omcp/tool-failure';
 import { Tally } from './rule-table.js';
 import { SESSION_RULES, type RuleVerdict } from './rules.js';

@@ -29,7 +29,7 @@ import {
   type ScriptedCall,
   type ScriptedTool,
 } from '../check/scripted.js';
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/instrumentation-mcp/internal';
 import { ChildStartError, startChild, substitute, type ChildRun } from './check-client-run.js';
 import { readCallLog } from './check-client-serve.js';
 import { startLoopbackHttp } from './wire-server.js';

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { firstLineOf } from '../shared/first-line.js';
+import { firstLineOf } from '@omcp/instrumentation-mcp/internal';
 
 /** How the child ended. */
 export interface ChildRun {

@@ -15,8 +15,7 @@ import {
   type ScriptedCall,
   type ScriptedTool,
 } from '../check/scripted.js';
-import { isRecord } from '../shared/safe.js';
-import { firstLineOf } from '../shared/first-line.js';
+import { isRecord, firstLineOf } from '@omcp/instrumentation-mcp/internal';
 import { serveStdio } from './wire-server.js';
 
 /** Usage of the helper command the checkers hand to the command under test. */

@@ -4,8 +4,7 @@
  * help, its mistakes as one line on stderr, its exit codes and its JSON report.
  */
 import { parseArgs } from 'node:util';
-import { splitAtDashes } from '../shared/argv.js';
-import { firstLineOf } from '../shared/first-line.js';
+import { splitAtDashes, firstLineOf } from '@omcp/instrumentation-mcp/internal';
 
 /** Exit codes of every check: 0 each exercised rule passed, 1 a rule failed, 2 usage or connection. */
 export const CHECK_EXIT = Object.freeze({ pass: 0, fail: 1, error: 2 });

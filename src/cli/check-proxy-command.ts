@@ -25,9 +25,8 @@ import {
   type ProxyCase,
   type ScriptedCall,
 } from '../check/scripted.js';
-import { MODERN_REVISION } from '../shared/envelope.js';
-import { isRecord } from '../shared/safe.js';
-import { PACKAGE_VERSION } from '../version.js';
+import { MODERN_REVISION, isRecord, firstLineOf } from '@omcp/instrumentation-mcp/internal';
+import { KIT_PACKAGE_VERSION } from '../check/version.js';
 import { ChildStartError, startChild, substitute, type StartedChild } from './check-client-run.js';
 import { loadProxyCases, readCallLog } from './check-client-serve.js';
 import { startLoopbackHttp } from './wire-server.js';
@@ -42,7 +41,6 @@ import {
   type CheckArgs,
   type CheckCommand,
 } from './check-common.js';
-import { firstLineOf } from '../shared/first-line.js';
 
 /** What the command needs from the outside world besides child processes and sockets. */
 export interface CheckProxyIo {
@@ -173,7 +171,7 @@ function loadCases(path: string): ProxyCase[] {
   }
 }
 
-const CLIENT_INFO = { name: 'mcp-failures-check-proxy', version: PACKAGE_VERSION };
+const CLIENT_INFO = { name: 'mcp-failures-check-proxy', version: KIT_PACKAGE_VERSION };
 const INITIALIZE = { protocolVersion: LEGACY_REVISION, capabilities: {}, clientInfo: CLIENT_INFO };
 
 /**

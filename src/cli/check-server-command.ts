@@ -28,7 +28,7 @@ import {
   type CheckArgs,
   type CheckCommand,
 } from './check-common.js';
-import { firstLineOf } from '../shared/first-line.js';
+import { firstLineOf } from '@omcp/instrumentation-mcp/internal';
 export { CHECK_EXIT } from './check-common.js';
 
 /** Everything the command does to the outside world. */

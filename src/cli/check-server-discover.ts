@@ -6,7 +6,7 @@
  * peer dependency, and without it the report says so.
  */
 import type { CheckTarget } from './check-server-session.js';
-import { firstLineOf } from '../shared/first-line.js';
+import { firstLineOf } from '@omcp/instrumentation-mcp/internal';
 
 /** The revision that negotiates extensions. */
 export const DISCOVER_REVISION = '2026-07-28';

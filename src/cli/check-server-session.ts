@@ -10,10 +10,13 @@ import type { CallAnswer, DeclarationSeen } from '../check/server.js';
 import { TOOL_FAILURE_META_KEY } from '@omcp/tool-failure';
 import { declaresExtension } from '@omcp/tool-failure/internal';
 import { discoverCapabilities, environment } from './check-server-discover.js';
-import { REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
-import { PACKAGE_VERSION } from '../version.js';
-import { firstLineOf } from '../shared/first-line.js';
-import { toolsOfPage, walkToolListPages } from '../shared/tool-annotations.js';
+import {
+  REQUEST_TIMEOUT,
+  firstLineOf,
+  toolsOfPage,
+  walkToolListPages,
+} from '@omcp/instrumentation-mcp/internal';
+import { KIT_PACKAGE_VERSION } from '../check/version.js';
 
 /** The server to check. */
 export type CheckTarget =
@@ -114,7 +117,7 @@ class SdkSession implements CheckSession {
   ) {
     this.where = target.kind === 'stdio' ? `'${target.command}'` : target.url;
     this.client = new sdk.client.Client(
-      { name: 'mcp-failures-check', version: PACKAGE_VERSION },
+      { name: 'mcp-failures-check', version: KIT_PACKAGE_VERSION },
       { capabilities: {} },
     );
     this.client.onclose = () => (this.closed = true);

@@ -31,7 +31,7 @@ import {
   type LookupSpan,
 } from '../lookup/index.js';
 import { isHttpUrl } from './url.js';
-import { firstLineOf } from '../shared/first-line.js';
+import { firstLineOf } from '@omcp/instrumentation-mcp/internal';
 
 /** The subset of a fetch `Response` the command reads. */
 export interface CliResponse {

@@ -5,10 +5,13 @@
  * intermediary under test through it.
  */
 import type { CallAnswer } from '../check/server.js';
-import { envelopeHeaders, withEnvelope } from '../shared/envelope.js';
-import { METHOD_NOT_FOUND } from '../shared/jsonrpc.js';
-import { isRecord } from '../shared/safe.js';
-import { firstLineOf } from '../shared/first-line.js';
+import {
+  envelopeHeaders,
+  withEnvelope,
+  METHOD_NOT_FOUND,
+  isRecord,
+  firstLineOf,
+} from '@omcp/instrumentation-mcp/internal';
 
 /** An open JSON-RPC connection to a peer (the intermediary under test). */
 export interface WireSession {

@@ -9,9 +9,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { ScriptedHandler } from '../check/scripted.js';
-import { createRequestGuard, refusalOf } from '../proxy/http-guard.js';
-import { writeRefusal } from '../proxy/http-refusal.js';
-import { DEFAULT_HTTP_LIMITS, refusalBody, type RefusalReason } from '../proxy/http-limits.js';
+import { DEFAULT_HTTP_LIMITS } from '@omcp/mcp-failure-proxy';
+import {
+  createRequestGuard,
+  refusalOf,
+  writeRefusal,
+  refusalBody,
+  type RefusalReason,
+} from '@omcp/mcp-failure-proxy/internal';
 
 /** The one path the HTTP side answers on. */
 export const WIRE_PATH = '/mcp';

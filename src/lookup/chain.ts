@@ -16,7 +16,7 @@ import {
   ATTR_MCP_TOOL_FAILURE_RETRY_NOT_BEFORE,
   ATTR_MCP_TOOL_FAILURE_SOURCE,
   SPAN_NAME_MCP_TOOL_CALL,
-} from '../semconv.js';
+} from '@omcp/instrumentation-mcp/internal';
 import type { AttributeValue, LookupLogRecord, LookupSpan } from './otlp.js';
 
 /** Where a span sits in the chain. */

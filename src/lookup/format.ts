@@ -1,10 +1,13 @@
 /**
  * Plain-text rendering of a failure chain for operators. Pure: no I/O, no colours, no clock.
  */
-import { ATTR_MCP_TOOL_CALL_OUTCOME, ATTR_MCP_TOOL_CALL_ATTEMPTS } from '../semconv.js';
+import {
+  ATTR_MCP_TOOL_CALL_OUTCOME,
+  ATTR_MCP_TOOL_CALL_ATTEMPTS,
+  LOG_ATTR_EXCEPTION_STACKTRACE,
+} from '@omcp/instrumentation-mcp/internal';
 import { failureFields, type ChainNode, type ChainRole, type FailureChain } from './chain.js';
 import type { AttributeValue, LookupEvent, LookupLogRecord, LookupSpan } from './otlp.js';
-import { LOG_ATTR_EXCEPTION_STACKTRACE } from '../semconv.js';
 
 const ROLE_LABEL: Record<ChainRole, string> = {
   call: 'logical call',

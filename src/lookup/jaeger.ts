@@ -2,7 +2,7 @@
  * Jaeger query API addresses and answers, for `mcp-failures lookup --jaeger-url`. Pure: the
  * caller does the HTTP requests.
  */
-import { ATTR_MCP_TOOL_FAILURE_CORRELATION_ID } from '../semconv.js';
+import { ATTR_MCP_TOOL_FAILURE_CORRELATION_ID } from '@omcp/instrumentation-mcp/internal';
 
 function trimSlash(base: string): string {
   return base.replace(/\/+$/, '');

@@ -3,7 +3,7 @@
  * POST, and what Jaeger's `/api/v3/traces/{id}` returns) into flat, typed spans, and the log
  * records beside them (for a failure whose trace was not sampled). Pure: no I/O.
  */
-import { RESOURCE_ATTR_SERVICE_NAME } from '../semconv.js';
+import { RESOURCE_ATTR_SERVICE_NAME } from '@omcp/instrumentation-mcp/internal';
 
 /** An attribute value, decoded from OTLP's `AnyValue`. */
 export type AttributeValue = string | number | boolean | AttributeValue[] | null;

@@ -9,10 +9,10 @@ import {
   ATTR_MCP_TOOL_FAILURE_CODE,
   LOG_ATTR_EXCEPTION_MESSAGE,
   METRIC_CODE_OTHER,
-} from '../semconv.js';
+  firstLine,
+} from '@omcp/instrumentation-mcp/internal';
 import { failureFields } from './chain.js';
 import type { LookupLogRecord, LookupSpan } from './otlp.js';
-import { firstLine } from '../shared/first-line.js';
 
 /** What to look for; every field given must hold. Times are epoch milliseconds. */
 export interface FailureQuery {

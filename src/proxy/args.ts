@@ -4,9 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import type { ProxyHttpLimits } from './http-limits.js';
-import type { CircuitBreakerOptions } from '../retry/types.js';
-import { firstLineOf } from '../shared/first-line.js';
-import { splitAtDashes } from '../shared/argv.js';
+import { firstLineOf, splitAtDashes } from '@omcp/instrumentation-mcp/internal';
+import type { CircuitBreakerOptions } from '@omcp/instrumentation-mcp/retry';
 
 /** The HTTP limit flags and the limit each sets (a count, or milliseconds). */
 const LIMIT_FLAGS = Object.freeze({

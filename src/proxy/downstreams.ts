@@ -6,7 +6,7 @@
  * caller's data is attributed by what is in flight, and never sent where another caller could
  * read it.
  */
-import { firstLine } from '../shared/first-line.js';
+import { firstLine } from '@omcp/instrumentation-mcp/internal';
 type Params = Record<string, unknown>;
 type Notification = { method: string; params?: Params };
 

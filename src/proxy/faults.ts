@@ -4,7 +4,7 @@
  * (quoted), the class and code, why, and the `correlationId` the caller got; never arguments.
  */
 import { diag } from '@opentelemetry/api';
-import { INVALID_PARAMS } from '../shared/jsonrpc.js';
+import { INVALID_PARAMS } from '@omcp/instrumentation-mcp/internal';
 import { toolFailure, TOOL_FAILURE_META_KEY } from '@omcp/tool-failure';
 import type { ToolFailureInit } from '@omcp/tool-failure';
 import { oneLine, plain } from './downstreams.js';

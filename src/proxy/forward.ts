@@ -3,8 +3,7 @@
  * upstream cannot answer. No I/O here; `proxy.ts` is the shell around them.
  */
 import type { ToolFailureInit } from '@omcp/tool-failure';
-import { isRecord } from '../shared/safe.js';
-import { firstLineOf } from '../shared/first-line.js';
+import { isRecord, firstLineOf } from '@omcp/instrumentation-mcp/internal';
 
 /** Keys of the W3C trace context that name the caller's span. */
 const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate'];

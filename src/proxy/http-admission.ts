@@ -3,7 +3,7 @@
  * POST holds one slot while its body is read, then as many as it carries requests (a batch of 20
  * holds 20). A POST is admitted or refused whole. Every counter changes here and nowhere else.
  */
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/instrumentation-mcp/internal';
 import { refusalOfMessages, type ProxyHttpLimits, type RefusalReason } from './http-limits.js';
 
 /** A JSON-RPC request id (`null` ids are not requests the SDK answers by id). */

@@ -3,7 +3,12 @@
  * one table, read by the endpoint, its metrics (http-metrics.ts), its tests and docs/proxy.md.
  * Pure data, no dependencies: the checkers' scripted HTTP server answers from it too.
  */
-import { INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT, SERVER_ERROR } from '../shared/jsonrpc.js';
+import {
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  REQUEST_TIMEOUT,
+  SERVER_ERROR,
+} from '@omcp/instrumentation-mcp/internal';
 
 /** Bounds of one Streamable HTTP endpoint; every one holds on every request. */
 export interface ProxyHttpLimits {

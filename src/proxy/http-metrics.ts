@@ -1,14 +1,13 @@
 /** The metrics of the proxy's Streamable HTTP endpoint (names in src/semconv.ts). */
-import { metrics, type Counter, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
+import { type Counter, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE,
   METRIC_MCP_PROXY_ACTIVE_SESSIONS,
   METRIC_MCP_PROXY_EXPIRED_SESSIONS,
   METRIC_MCP_PROXY_REFUSED_REQUESTS,
-  SCHEMA_URL,
-} from '../semconv.js';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
+  scopeMeter,
+} from '@omcp/instrumentation-mcp/internal';
 import { REFUSALS, type RefusalReason } from './http-limits.js';
 
 /** The endpoint's metrics, on the global meter provider unless one is given. */
@@ -18,11 +17,7 @@ export class HttpEndpointMetrics {
   private readonly expired: Counter;
 
   constructor(meterProvider?: MeterProvider) {
-    const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(
-      PACKAGE_NAME,
-      PACKAGE_VERSION,
-      { schemaUrl: SCHEMA_URL },
-    );
+    const meter = scopeMeter(meterProvider);
     this.refused = meter.createCounter(METRIC_MCP_PROXY_REFUSED_REQUESTS, {
       unit: '{request}',
       description: 'Requests the proxy refused before relaying them, by reason (error.type).',

@@ -27,7 +27,7 @@ export type { Refusal, RequestGuard } from './http-guard.js';
 import type { ProxyHttpOptions, ToolFailureProxy } from './types.js';
 import { HttpEndpointMetrics } from './http-metrics.js';
 import { createModernFront, type ModernFront } from './http-modern.js';
-import { MODERN_REVISION } from '../shared/envelope.js';
+import { MODERN_REVISION, firstLineOf } from '@omcp/instrumentation-mcp/internal';
 import { InFlightLimits, requestIdsOf } from './http-admission.js';
 import { BodyReader } from './http-body.js';
 import { SessionTable, type HttpSession } from './http-sessions.js';
@@ -39,7 +39,6 @@ import {
   type ProxyHttpLimits,
   type RefusalReason,
 } from './http-limits.js';
-import { firstLineOf } from '../shared/first-line.js';
 
 /** A Streamable HTTP endpoint serving a proxy; stop it with `close()`. */
 export interface ProxyHttpEndpoint {

@@ -7,8 +7,7 @@ import type { DownstreamServer } from './downstreams.js';
 import type { DownstreamRelay, RelayExtra, UpstreamIdentity } from './relay-types.js';
 import type { ModernSdk } from './sdk.js';
 import { relayResultsVerbatim, type ResultMerge } from './verbatim.js';
-import { markRelaying } from '../shared/relayed.js';
-import { isRecord } from '../shared/safe.js';
+import { markRelaying, isRecord } from '@omcp/instrumentation-mcp/internal';
 
 /** A 2.x `Server` as the SDK's handler takes it from the factory. */
 export type ModernServer = InstanceType<ModernSdk['Server']>;

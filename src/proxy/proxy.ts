@@ -1,22 +1,24 @@
-import { markRelayed, markRelaying } from '../shared/relayed.js';
-import { context, isSpanContextValid, trace } from '@opentelemetry/api';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { relayResultsVerbatim } from './verbatim.js';
 import {
-  getToolAnnotations,
+  markRelayed,
+  markRelaying,
   hasListedAnyTool,
   hasListedTool,
   rememberToolList,
   retryHintsOf,
-} from '../shared/tool-annotations.js';
+  isCircuitOpenAnswer,
+  INTERNAL_ERROR,
+} from '@omcp/instrumentation-mcp/internal';
+import { PROXY_PACKAGE_VERSION } from './version.js';
 import {
   createToolRetry,
-  isCircuitOpenAnswer,
+  getToolAnnotations,
   type ToolRetry,
   type ToolRetryClient,
-} from '../retry/with-tool-retry.js';
-import type { ToolRetryPolicy } from '../retry/types.js';
-import { PACKAGE_VERSION } from '../version.js';
+  type ToolRetryPolicy,
+} from '@omcp/instrumentation-mcp/retry';
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { relayResultsVerbatim } from './verbatim.js';
 import { Downstreams, plain, type Downstream, type DownstreamServer } from './downstreams.js';
 import { modernServer, type ModernServer } from './modern.js';
 import type { DownstreamRelay, RelayExtra, UpstreamIdentity } from './relay-types.js';
@@ -25,7 +27,6 @@ import { MAX_RELAYED_DEPTH, forwardParams, nestedBeyond, upstreamFailureInit } f
 import { loadSdk, type ModernSdk, type Sdk } from './sdk.js';
 import type { ToolFailureProxy, ToolFailureProxyOptions } from './types.js';
 import { RelayedRpcError, UnsendableRequest, UpstreamError, UpstreamLink } from './upstream.js';
-import { INTERNAL_ERROR } from '../shared/jsonrpc.js';
 
 /** Notifications the downstream `Server` handles itself (initialize, ping are its requests). */
 const LOCAL_NOTIFICATIONS = new Set([
@@ -106,7 +107,7 @@ class ProxyCore {
     this.knowTools = circuitBreakerOf(options) === false ? undefined : toolListWalker(this.log);
     this.fallbackInfo = options.serverInfo ?? {
       name: 'mcp-failure-proxy',
-      version: PACKAGE_VERSION,
+      version: PROXY_PACKAGE_VERSION,
     };
   }
 
@@ -159,7 +160,7 @@ class ProxyCore {
       this.options.upstream,
       this.timeoutMs,
       this.connectTimeoutMs,
-      this.options.clientInfo ?? { name: 'mcp-failure-proxy', version: PACKAGE_VERSION },
+      this.options.clientInfo ?? { name: 'mcp-failure-proxy', version: PROXY_PACKAGE_VERSION },
     ));
     const client = (this.upstreamClient ??= upstreamClientOf(link, this.retry));
     link.onnotification = (notification) => this.downstreams.deliver(notification);

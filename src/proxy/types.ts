@@ -1,7 +1,7 @@
 import type { MeterProvider } from '@opentelemetry/api';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ProxyHttpLimits } from './http-limits.js';
-import type { CircuitBreakerOptions, ToolRetryPolicy } from '../retry/types.js';
+import type { CircuitBreakerOptions, ToolRetryPolicy } from '@omcp/instrumentation-mcp/retry';
 
 /** Opens a fresh transport to the upstream server (called on first use and after it is lost). */
 export type UpstreamTransportFactory = () => Transport | Promise<Transport>;

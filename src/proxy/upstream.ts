@@ -3,11 +3,15 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { transportProblemOf, type UpstreamProblem } from './forward.js';
 import type { Sdk } from './sdk.js';
 import type { UpstreamTransportFactory } from './types.js';
-import { AbortLink } from '../shared/abort-link.js';
-import { CONNECTION_CLOSED, INVALID_PARAMS, REQUEST_TIMEOUT } from '../shared/jsonrpc.js';
-import { isRecord } from '../shared/safe.js';
+import {
+  AbortLink,
+  CONNECTION_CLOSED,
+  INVALID_PARAMS,
+  REQUEST_TIMEOUT,
+  isRecord,
+  firstLineOf,
+} from '@omcp/instrumentation-mcp/internal';
 import { isTransientNetworkCode } from '@omcp/tool-failure/internal';
-import { firstLineOf } from '../shared/first-line.js';
 
 /** Thrown by `UpstreamLink` when the upstream gave no usable answer. */
 export class UpstreamError extends Error {

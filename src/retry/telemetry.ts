@@ -4,7 +4,6 @@ import {
   context,
   SpanStatusCode,
   diag,
-  metrics,
   trace,
   type Attributes,
   type Context,
@@ -57,8 +56,7 @@ import type {
 
 const CIRCUIT_STATES: readonly CircuitState[] = Object.freeze(['closed', 'open', 'half_open']);
 import { errorTypeOf } from '../shared/error-type.js';
-
-const SCOPE_OPTIONS = { schemaUrl: SCHEMA_URL };
+import { scopeMeter, scopeTracer } from '../shared/scope.js';
 
 const NO_ALLOW_LIST: ReadonlySet<string> = new Set();
 
@@ -104,11 +102,7 @@ export class RetryTelemetry {
   }
 
   private meter(): Meter {
-    return (this.meterProvider ?? metrics.getMeterProvider()).getMeter(
-      PACKAGE_NAME,
-      PACKAGE_VERSION,
-      SCOPE_OPTIONS,
-    );
+    return scopeMeter(this.meterProvider);
   }
 
   /**
@@ -169,11 +163,7 @@ export class RetryTelemetry {
   /** Starts the INTERNAL span `mcp.tool.call {tool}` covering every attempt of a logical call. */
   startCall(toolName: string, parent: Context): Span {
     try {
-      const tracer = (this.tracerProvider ?? trace.getTracerProvider()).getTracer(
-        PACKAGE_NAME,
-        PACKAGE_VERSION,
-        SCOPE_OPTIONS,
-      );
+      const tracer = scopeTracer(this.tracerProvider);
       return tracer.startSpan(
         `${SPAN_NAME_MCP_TOOL_CALL} ${toolName}`,
         { kind: SpanKind.INTERNAL, attributes: { [ATTR_GEN_AI_TOOL_NAME]: toolName } },

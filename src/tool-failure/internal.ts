@@ -13,3 +13,4 @@ export { hasAssistantOutput, modelContentOf, outputSelectorsOf, outputsOf } from
 export { readFailureObject, readToolFailureMeta } from './read.js';
 export { rulePackFor } from './rule-packs.js';
 export type { Rule } from './rules.js';
+export { missingPeerLine, startExecutable } from './executable.js';

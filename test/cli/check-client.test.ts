@@ -13,9 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCheckClient } from '../../src/cli/check-client-command.js';
 import { CHECK_EXIT } from '../../src/cli/check-common.js';
 import { runServeScripted } from '../../src/cli/check-client-serve.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'dist', 'esm', 'cli', 'mcp-failures.js');
+const bin = binPath('mcp-failures');
 const fixtures = join(root, 'test', 'fixtures', 'check');
 const plain = join(fixtures, 'plain-client.mjs');
 const retrying = join(fixtures, 'retry-client.mjs');

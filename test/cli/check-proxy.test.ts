@@ -12,10 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_EXIT } from '../../src/cli/check-common.js';
 import { runCheckProxy } from '../../src/cli/check-proxy-command.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'dist', 'esm', 'cli', 'mcp-failures.js');
-const proxy = join(root, 'dist', 'esm', 'cli', 'mcp-failure-proxy.js');
+const bin = binPath('mcp-failures');
+const proxy = binPath('mcp-failure-proxy');
 const stripping = join(root, 'test', 'fixtures', 'check', 'stripping-proxy.mjs');
 const vectors = join(root, 'conformance', 'intermediary-cases.json');
 /** The proxy's own telemetry goes nowhere: only what it relays matters here. */

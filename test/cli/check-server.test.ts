@@ -17,10 +17,11 @@ import {
   type CheckServerIo,
 } from '../../src/cli/check-server-command.js';
 import { CheckConnectionError, type CheckSession } from '../../src/cli/check-server-session.js';
-import { copyBundled } from '../../scripts/bundled.mjs';
+import { copyPackage } from '../../scripts/bundled.mjs';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'dist', 'esm', 'cli', 'mcp-failures.js');
+const bin = binPath('mcp-failures');
 const fixtures = join(root, 'test', 'fixtures', 'check');
 const everything = join(
   root,
@@ -270,13 +271,27 @@ describe('mcp-failures check server (stdio)', { timeout: 90_000 }, () => {
   });
 
   it('without the MCP SDK installed: exit 2, one line saying so', async () => {
-    // The built CLI copied where no node_modules can be found: nothing resolves the SDK.
-    const copy = join(dir, 'no-sdk');
-    cpSync(join(root, 'dist', 'esm'), join(copy, 'esm'), { recursive: true });
-    expect(copyBundled(copy)).toEqual(['@omcp/tool-failure']);
+    // The package copied where no node_modules is above it, with its bundled packages and the
+    // OpenTelemetry API it needs (a required peer): nothing resolves the SDK.
+    const copy = copyPackage(join(dir, 'no-sdk'));
+    cpSync(
+      join(root, 'node_modules/@opentelemetry/api'),
+      join(copy, 'node_modules/@opentelemetry/api'),
+      {
+        recursive: true,
+      },
+    );
     const run = await mcpFailures(
       ['check', 'server', '--call', 'x', '--', process.execPath, everything, 'stdio'],
-      join(copy, 'esm', 'cli', 'mcp-failures.js'),
+      // The executable an install of the root package links (its bin runs the kit's).
+      join(
+        copy,
+        (
+          JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8')) as {
+            bin: Record<string, string>;
+          }
+        ).bin['mcp-failures']!,
+      ),
     );
     expect(run.code).toBe(CHECK_EXIT.error);
     expect(run.stderr).toMatch(

@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { route, TOP_USAGE } from '../../src/cli/commands.js';
 import { CHECK_CLIENT_USAGE } from '../../src/cli/check-client-command.js';
 import { CHECK_PROXY_USAGE } from '../../src/cli/check-proxy-command.js';
 import { CHECK_SERVER_USAGE } from '../../src/cli/check-server-command.js';
 import { USAGE as LOOKUP_USAGE } from '../../src/cli/lookup-command.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'dist', 'esm', 'cli', 'mcp-failures.js');
+const bin = binPath('mcp-failures');
 
 function mcpFailures(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {

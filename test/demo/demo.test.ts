@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
@@ -105,7 +106,7 @@ describe('npm run demo', () => {
     expect(resolve(root, id![2]!)).toBe(join(outDir, 'telemetry.jsonl'));
     const { stdout: chain } = await run(
       process.execPath,
-      ['dist/esm/cli/mcp-failures.js', 'lookup', id![1]!, '--file', id![2]!],
+      [binPath('mcp-failures'), 'lookup', id![1]!, '--file', id![2]!],
       { cwd: root },
     );
     expect(chain).toContain(`trace ${id![1]}`);

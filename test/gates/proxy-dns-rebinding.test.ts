@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conformanceBin, ensureGateTools, node22, run } from './gate-tools.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,7 +23,7 @@ describe('official conformance suite: dns-rebinding-protection against mcp-failu
     const proxy = spawn(
       process.execPath,
       [
-        'dist/esm/cli/mcp-failure-proxy.js',
+        binPath('mcp-failure-proxy'),
         '--listen',
         '127.0.0.1:0',
         '--',

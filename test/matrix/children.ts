@@ -1,8 +1,8 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, join } from 'node:path';
-import { ROOT, type OtelLine } from './cases.js';
-import { copyBundled } from '../../scripts/bundled.mjs';
+import { join } from 'node:path';
+import type { OtelLine } from './cases.js';
+import { copyPackage as placePackage } from '../../scripts/bundled.mjs';
 
 // What the matrix files share for their child processes: how many run at once (across the
 // cases of one file), and the copy of this package placed in a line's tree.
@@ -31,18 +31,5 @@ export async function limited<T>(task: () => Promise<T>): Promise<T> {
 export function copyPackage(line: OtelLine): string {
   if (!existsSync(line.nodeModules))
     throw new Error(`${line.nodeModules} is missing: run node scripts/install-fixtures.mjs`);
-  const dir = mkdtempSync(join(line.nodeModules, '.omcp-matrix-'));
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    files: string[];
-  };
-  for (const entry of ['package.json', ...manifest.files]) {
-    if (!existsSync(join(ROOT, entry))) continue;
-    // As npm pack, which ships no node_modules folder but the bundled dependencies' (below).
-    cpSync(join(ROOT, entry), join(dir, entry), {
-      recursive: true,
-      filter: (src) => basename(src) !== 'node_modules',
-    });
-  }
-  copyBundled(dir);
-  return dir;
+  return placePackage(mkdtempSync(join(line.nodeModules, '.omcp-matrix-')));
 }

@@ -22,6 +22,7 @@ import {
   tempDir,
   type Started,
 } from './helpers.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const ALERT = 'McpToolReliabilityFailureRatioHigh';
 const SERVICE = 'forecast-server';
@@ -189,7 +190,7 @@ describe('alert delivery, and from the page to the failing calls', () => {
     const otlp = join(dir, 'otlp.jsonl');
     writeFileSync(otlp, `${[...receiver.traceBodies, ...receiver.logBodies].join('\n')}\n`);
 
-    const cli = repoPath('dist/esm/cli/mcp-failures.js');
+    const cli = binPath('mcp-failures');
     const search = await run(process.execPath, [cli, 'lookup', '--alert', payload, '--file', otlp]);
     expect(search.code, search.stderr).toBe(0);
     const [head, ...rows] = search.stdout.trimEnd().split('\n');

@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { repoPath, run, tempDir } from './helpers.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const app = repoPath('test/fixtures/app-logs/server-app.cjs');
 let receiver: OtlpReceiver;
@@ -56,7 +57,7 @@ describe("the server's own log lines beside the chain", () => {
 
   it('lookup <correlationId> --file prints them in time order, in the tools/call span, with the failure record', async () => {
     const r = await run(process.execPath, [
-      repoPath('dist/esm/cli/mcp-failures.js'),
+      binPath('mcp-failures'),
       'lookup',
       correlationId,
       '--file',

@@ -12,7 +12,7 @@ import {
   type RecordedTraces,
 } from './fixtures/failure-trace.js';
 import { repoPath, run, tempDir } from './helpers.js';
-import { copyBundled } from '../../scripts/bundled.mjs';
+import { binPath } from '../../scripts/workspace.mjs';
 
 let recorded: RecordedTraces;
 let jaeger: FakeJaeger;
@@ -278,33 +278,24 @@ describe('mcp-failures usage errors', () => {
 });
 
 describe('the mcp-failures executable', () => {
-  let bin = '';
+  // The kit's executable as `npm run build` made it (packages/mcp-failures).
+  const bin = binPath('mcp-failures');
 
-  beforeAll(async () => {
-    // Compile src/ as the ESM build does, into a temporary folder.
-    const out = tempDir('mcp-failures-build');
-    const tsc = repoPath('node_modules/typescript/bin/tsc');
-    const result = await run(
-      process.execPath,
-      [tsc, '-p', 'tsconfig.build.json', '--outDir', out],
-      {
-        timeoutMs: 120_000,
-      },
-    );
-    expect(result.stdout + result.stderr).toBe('');
-    writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
-    // With the data-model package beside it, as the tarball bundles it.
-    expect(copyBundled(out)).toEqual(['@omcp/tool-failure']);
-    bin = join(out, 'cli/mcp-failures.js');
-  }, 120_000);
-
-  it('starts with a shebang and is the package bin', async () => {
+  it("starts with a shebang and is the kit's bin; the root's of the same name runs it", async () => {
     const source = await readFile(bin, 'utf8');
     expect(source.startsWith('#!/usr/bin/env node\n')).toBe(true);
-    const pkg = JSON.parse(await readFile(repoPath('package.json'), 'utf8')) as {
+    const kit = JSON.parse(
+      await readFile(repoPath('packages/mcp-failures/package.json'), 'utf8'),
+    ) as { bin: Record<string, string> };
+    expect(kit.bin['mcp-failures']).toBe('./dist/esm/cli/mcp-failures.js');
+    const root = JSON.parse(await readFile(repoPath('package.json'), 'utf8')) as {
       bin: Record<string, string>;
     };
-    expect(pkg.bin['mcp-failures']).toBe('./dist/esm/cli/mcp-failures.js');
+    const deprecated = await run(process.execPath, [repoPath(root.bin['mcp-failures']!), '--help']);
+    const own = await run(process.execPath, [bin, '--help']);
+    expect(deprecated.code).toBe(0);
+    expect(deprecated.stdout).toBe(own.stdout);
+    expect(own.stdout).toContain('Usage: mcp-failures');
   });
 
   it('exits 0 / 1 / 2 as a process, with one line on stderr and no stack trace', async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { envelopeHeaders, withEnvelope } from '../../src/shared/envelope.js';
 import { runtimes } from '../helpers/runtimes.js';
-import { NAME, newProject, node, npmInstall, pack, runtimeEnv } from './install.js';
+import { newProject, node, npmInstall, pack, runtimeEnv } from './install.js';
 
 const runtime = runtimes()[0]!;
 const failure = { class: 'governance', code: 'permission_denied', correlationId: 'up-1' };
@@ -49,15 +49,8 @@ beforeAll(async () => {
     '@modelcontextprotocol/sdk@1.32.2',
   ]);
   writeFileSync(join(project, 'upstream.mjs'), UPSTREAM);
-  cli = join(
-    project,
-    'node_modules',
-    ...NAME.split('/'),
-    'dist',
-    'esm',
-    'cli',
-    'mcp-failure-proxy.js',
-  );
+  // The executable the install links, as `npx mcp-failure-proxy` runs it.
+  cli = join(project, 'node_modules', '.bin', 'mcp-failure-proxy');
 }, 600_000);
 
 /** POSTs one 2026-07-28 request (envelope and headers) and returns its JSON-RPC answer. */

@@ -2,9 +2,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = 'dist/esm/cli/mcp-failure-proxy.js';
+export const CLI = binPath('mcp-failure-proxy');
 
 export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};

@@ -7,10 +7,11 @@ import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
 import { Client } from '../helpers/mcp-v1.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const t = setupTelemetry();
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = 'dist/esm/cli/mcp-failure-proxy.js';
+const CLI = binPath('mcp-failure-proxy');
 const FIXTURE = 'test/fixtures/proxy/flaky-server.mjs';
 
 function telemetryEnv(receiver: OtlpReceiver): Record<string, string> {

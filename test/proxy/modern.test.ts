@@ -27,6 +27,7 @@ import { McpServer } from '../helpers/mcp-v1.js';
 import { envelopeHeaders, withEnvelope } from '../../src/shared/envelope.js';
 import { scriptedUpstream } from './harness.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const failure = {
   class: 'governance',
@@ -255,8 +256,8 @@ describe('configuration of the 2026-07-28 mode', () => {
 });
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'dist', 'esm', 'cli', 'mcp-failures.js');
-const proxyBin = join(root, 'dist', 'esm', 'cli', 'mcp-failure-proxy.js');
+const bin = binPath('mcp-failures');
+const proxyBin = binPath('mcp-failure-proxy');
 const quiet = {
   ...process.env,
   OTEL_TRACES_EXPORTER: 'none',

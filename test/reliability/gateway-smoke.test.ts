@@ -7,7 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runBenchSection } from './bench-section.js';
+import { runBenchSection } from './bench-section.js';
+import { binPath } from '../../scripts/workspace.mjs';
 
 const ROWS = [
   'direct',
@@ -34,7 +35,7 @@ interface Run {
 
 describe('npm run bench, the gateway section (tiny scale)', () => {
   it('relays through every row at every load, prints each row and a verdict for each target', () => {
-    if (!existsSync(`${ROOT}/dist/esm/cli/mcp-failure-proxy.js`))
+    if (!existsSync(binPath('mcp-failure-proxy')))
       throw new Error('dist/ is missing: the gateway section runs the built proxy (npm run build)');
     const run = runBenchSection(
       RECORD,

@@ -11,9 +11,9 @@ import {
   apiReference,
   firstSentence,
   reexportedPackage,
-  workspacePackages,
   writeApiReference,
 } from '../../scripts/api-reference.mjs';
+import { workspacePackages } from '../../scripts/workspace.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const API = join(ROOT, 'docs/api');
@@ -67,6 +67,8 @@ describe('docs/api (the generated API reference)', () => {
     expect(packages.map((p) => p.name)).toEqual([
       '@omcp/instrumentation-mcp',
       '@omcp/tool-failure',
+      '@omcp/mcp-failure-proxy',
+      '@omcp/mcp-failures',
     ]);
     for (const member of packages) {
       const pkg = JSON.parse(readFileSync(join(ROOT, member.dir, 'package.json'), 'utf8')) as {

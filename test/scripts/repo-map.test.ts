@@ -5,6 +5,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { KIT_PACKAGE_NAME, KIT_PACKAGE_VERSION } from '../../src/check/version.js';
+import { PROXY_PACKAGE_NAME, PROXY_PACKAGE_VERSION } from '../../src/proxy/version.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../src/version.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -95,12 +97,27 @@ describe('the repository map', () => {
     expect(gone).toEqual([]);
   });
 
-  it("the instrumentation scope is the package: PACKAGE_NAME and PACKAGE_VERSION are package.json's", () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  it.each([
+    { file: 'src/version.ts', dir: '.', name: PACKAGE_NAME, version: PACKAGE_VERSION },
+    {
+      file: 'src/proxy/version.ts',
+      dir: 'packages/proxy',
+      name: PROXY_PACKAGE_NAME,
+      version: PROXY_PACKAGE_VERSION,
+    },
+    {
+      file: 'src/check/version.ts',
+      dir: 'packages/mcp-failures',
+      name: KIT_PACKAGE_NAME,
+      version: KIT_PACKAGE_VERSION,
+    },
+  ])("$file holds the name and version of $dir's package.json", ({ dir, name, version }) => {
+    // The root's are the instrumentation scope's; the proxy's and the kit's their MCP identity.
+    const pkg = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as {
       name: string;
       version: string;
     };
-    expect(PACKAGE_NAME).toBe(pkg.name);
-    expect(PACKAGE_VERSION).toBe(pkg.version);
+    expect(name).toBe(pkg.name);
+    expect(version).toBe(pkg.version);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The data model (src/tool-failure/) is the part a server author or another SDK takes alone, so
  * it has no runtime dependency on OpenTelemetry: no file of it imports `@opentelemetry/*`, it
- * reaches outside its folder only for the two pure helpers it shares (`shared/safe.ts`,
- * `shared/jsonrpc.ts`), and its built entry loads and works in a folder where no package at all
+ * reaches outside its folder only for the three pure helpers it shares (`shared/safe.ts`,
+ * `shared/jsonrpc.ts`, `shared/first-line.ts`), and its built entry loads and works in a folder where no package at all
  * can be resolved. With OpenTelemetry present, a failure's `correlationId` is still the active
  * span's trace ID, read through the API's global registry.
  */
@@ -22,12 +22,12 @@ import { correlationIdFor } from '../../src/tool-failure/correlation.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const src = join(root, 'src/tool-failure');
-const ALLOWED_OUTSIDE = ['../shared/safe.js', '../shared/jsonrpc.js'];
+const ALLOWED_OUTSIDE = ['../shared/safe.js', '../shared/jsonrpc.js', '../shared/first-line.js'];
 const specifiers = (text: string) =>
   [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'([^']+)'/gm)].map((m) => m[1] ?? '');
 
 describe('the data model stands alone', () => {
-  it('imports no OpenTelemetry package and nothing outside its folder but two pure helpers', () => {
+  it('imports no OpenTelemetry package and nothing outside its folder but three pure helpers', () => {
     const files = readdirSync(src).filter((f) => f.endsWith('.ts'));
     expect(files.length).toBeGreaterThan(10);
     for (const f of files)

@@ -1,14 +1,13 @@
-#!/usr/bin/env node
 /**
- * The `mcp-failure-proxy` executable: a thin shell over `parseProxyArgs` and
+ * The `mcp-failure-proxy` executable's work, loaded by `cli.ts`: a thin shell over `parseProxyArgs` and
  * `runFailureProxy`. With OTEL_* exporter settings it starts this package's telemetry first,
  * then loads the MCP SDK, so the proxy's own spans join the caller's trace.
  */
 import { realpathSync } from 'node:fs';
 import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { PROXY_EXIT, PROXY_USAGE, ProxyUsageError, parseProxyArgs } from '../proxy/args.js';
-import { handleStdoutErrors } from './stdout-errors.js';
+import { PROXY_EXIT, PROXY_USAGE, ProxyUsageError, parseProxyArgs } from './args.js';
+import { handleStdoutErrors } from '@omcp/instrumentation-mcp/internal';
 
 const REGISTER_ENTRY = '@omcp/instrumentation-mcp/register';
 
@@ -25,7 +24,7 @@ async function startTelemetryIfConfigured(): Promise<void> {
     // Resolved from this script's real location (no import.meta: the file is also built as CommonJS).
     const script = realpathSync(process.argv[1] ?? '.');
     register('@opentelemetry/instrumentation/hook.mjs', pathToFileURL(script).href);
-    const { startTelemetry } = await import('../register/start.js');
+    const { startTelemetry } = await import('@omcp/instrumentation-mcp/internal/start');
     startTelemetry([script], 'mcp-failure-proxy');
   } catch (error) {
     process.stderr.write(
@@ -48,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
     return PROXY_EXIT.ok;
   }
   await startTelemetryIfConfigured();
-  const { runFailureProxy } = await import('../proxy/run.js');
+  const { runFailureProxy } = await import('./run.js');
   return runFailureProxy(options, {
     stdin: process.stdin,
     stdout: process.stdout,

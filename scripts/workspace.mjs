@@ -1,0 +1,52 @@
+// The packages of this workspace, read from the manifests: the root, then each folder its
+// `workspaces` lists, with the folders of their own sources (from each tsconfig.json `include`)
+// and their executables. The one reading of the layout for the build's helpers, the API
+// reference, the tests and the benches.
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The package.json of the package in `dir`. */
+export const manifestOf = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+
+/**
+ * The packages of the workspace at `root`: `{ dir, name, sources }`, the root first, where
+ * `sources` are the folders (relative to `root`, each ending in `/`) that hold the package's own
+ * source files. The root package's are src/ less its workspaces' folders; a workspace package's
+ * are the folders of the `include` of its tsconfig.json (each a folder's `**\/*.ts`).
+ */
+export function workspacePackages(root = ROOT) {
+  const top = manifestOf(root);
+  const members = (top.workspaces ?? []).map((folder) => {
+    const dir = join(root, folder);
+    const config = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8'));
+    const sources = (config.include ?? []).map((include) => {
+      if (typeof include !== 'string' || !include.endsWith('/**/*.ts'))
+        throw new Error(`workspace: ${folder}/tsconfig.json must include folders' **/*.ts only`);
+      return `${relative(root, resolve(dir, include.slice(0, -'**/*.ts'.length)))}/`;
+    });
+    return { dir: folder, name: manifestOf(dir).name, sources };
+  });
+  return [{ dir: '.', name: top.name, sources: ['src/'] }, ...members];
+}
+
+/** The package (of `workspacePackages`) whose own sources hold `file` (relative to the root). */
+export function homeOf(packages, file) {
+  const within = (p) => p.sources.some((folder) => file.startsWith(folder));
+  return packages.slice(1).find(within) ?? (within(packages[0]) ? packages[0] : undefined);
+}
+
+/**
+ * The absolute path of executable `bin` as its home package in this checkout declares it (the
+ * workspace package whose `bin` names it; the root's executables of the same names are the
+ * deprecated ones that run these).
+ */
+export function binPath(bin, root = ROOT) {
+  for (const { dir } of workspacePackages(root).slice(1)) {
+    const target = manifestOf(join(root, dir)).bin?.[bin];
+    if (target !== undefined) return join(root, dir, target);
+  }
+  throw new Error(`workspace: no package of ${root} has the executable ${bin}`);
+}
