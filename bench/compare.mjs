@@ -38,7 +38,7 @@ import {
 import os from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { copyBundled } from '../scripts/bundled.mjs';
+import { copyWorkspaceDependencies } from '../scripts/workspace-copy.mjs';
 import { changeInterval, median } from './lib/stats.mjs';
 import { CHANGE_TOLERANCE, changeVerdict, overallChange } from './lib/verdicts.mjs';
 
@@ -122,13 +122,13 @@ function buildOf(spec) {
 
 /**
  * Copies `dist`'s ES modules to `dir`, where they resolve their dependencies from this tree; the
- * build's own bundled packages (the data model, for a checkout that bundles it) go to
- * `dir`/node_modules, found before this tree's, so each build runs its own.
+ * workspace packages the build's root depends on (the data model, for a checkout that has it) go
+ * to `dir`/node_modules, found before this tree's, so each build runs its own.
  */
 function stage(dist, dir) {
   mkdirSync(dir, { recursive: true });
   cpSync(`${dist}/esm`, `${dir}/esm`, { recursive: true });
-  copyBundled(dir, dirname(dist));
+  copyWorkspaceDependencies(dir, dirname(dist));
 }
 
 /** Runs measuring process `p`; returns its record. */

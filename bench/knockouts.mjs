@@ -15,7 +15,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { copyBundled } from '../scripts/bundled.mjs';
+import { copyWorkspaceDependencies } from '../scripts/workspace-copy.mjs';
 import { blockOf, differenceInterval, median } from './lib/stats.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
@@ -223,9 +223,9 @@ function makeCopy(dir, knockout) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   cpSync(here('../dist/esm'), `${dir}/esm`, { recursive: true });
-  // The data model is the bundled @omcp/tool-failure: the copy gets its own, found before the
-  // workspace's, and an edit of `tool-failure/...` applies there.
-  copyBundled(dir);
+  // The data model is the @omcp/tool-failure the root depends on: the copy gets its own, found
+  // before the workspace's, and an edit of `tool-failure/...` applies there.
+  copyWorkspaceDependencies(dir);
   const dataModel = `${dir}/node_modules/@omcp/tool-failure`;
   for (const [file, text, replacement] of knockout === undefined ? [] : editsOf(knockout)) {
     const path = file.startsWith('tool-failure/')

@@ -32,6 +32,27 @@ export function workspacePackages(root = ROOT) {
   return [{ dir: '.', name: top.name, sources: ['src/'] }, ...members];
 }
 
+/**
+ * The workspace packages the package in `dir` depends on (its `dependencies` that a folder of the
+ * root's `workspaces` at `root` holds), with their own such dependencies after them, each once:
+ * `{ name, dir }` with `dir` absolute. What an install of `dir`'s package brings of the workspace.
+ */
+export function workspaceDependencies(dir = ROOT, root = dir) {
+  const folders = (manifestOf(root).workspaces ?? []).map((w) => join(root, w));
+  const byName = new Map(folders.map((folder) => [manifestOf(folder).name, folder]));
+  const found = new Map();
+  const visit = (from) => {
+    for (const name of Object.keys(manifestOf(from).dependencies ?? {})) {
+      const folder = byName.get(name);
+      if (folder === undefined || found.has(name)) continue;
+      found.set(name, folder);
+      visit(folder);
+    }
+  };
+  visit(dir);
+  return [...found].map(([name, folder]) => ({ name, dir: folder }));
+}
+
 /** The package (of `workspacePackages`) whose own sources hold `file` (relative to the root). */
 export function homeOf(packages, file) {
   const within = (p) => p.sources.some((folder) => file.startsWith(folder));

@@ -6,7 +6,15 @@
  * session for what needs no server (usage, reports, connection errors).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +25,7 @@ import {
   type CheckServerIo,
 } from '../../src/cli/check-server-command.js';
 import { CheckConnectionError, type CheckSession } from '../../src/cli/check-server-session.js';
-import { copyPackage } from '../../scripts/bundled.mjs';
+import { copyPackage } from '../../scripts/workspace-copy.mjs';
 import { binPath } from '../../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -271,16 +279,14 @@ describe('mcp-failures check server (stdio)', { timeout: 90_000 }, () => {
   });
 
   it('without the MCP SDK installed: exit 2, one line saying so', async () => {
-    // The package copied where no node_modules is above it, with its bundled packages and the
-    // OpenTelemetry API it needs (a required peer): nothing resolves the SDK.
-    const copy = copyPackage(join(dir, 'no-sdk'));
-    cpSync(
-      join(root, 'node_modules/@opentelemetry/api'),
-      join(copy, 'node_modules/@opentelemetry/api'),
-      {
-        recursive: true,
-      },
-    );
+    // The package copied into a tree where every package this repository installed resolves
+    // (the root's own dependencies and the OpenTelemetry API among them) but the MCP SDKs.
+    const world = join(dir, 'no-sdk');
+    mkdirSync(join(world, 'node_modules'), { recursive: true });
+    for (const entry of readdirSync(join(root, 'node_modules')))
+      if (!['@modelcontextprotocol', '@omcp', '.bin', '.package-lock.json'].includes(entry))
+        symlinkSync(join(root, 'node_modules', entry), join(world, 'node_modules', entry));
+    const copy = copyPackage(join(world, 'app'));
     const run = await mcpFailures(
       ['check', 'server', '--call', 'x', '--', process.execPath, everything, 'stdio'],
       // The executable an install of the root package links (its bin runs the kit's).

@@ -43,7 +43,7 @@ export async function frameworkProject(
     timeoutMs: 300_000,
   });
   if (ci.code !== 0) throw new Error(`npm ci failed:\n${ci.stdout}\n${ci.stderr}`);
-  await npmInstall(runtime, dir, [packed.tarball]);
+  await npmInstall(runtime, dir, packed.install);
   for (const file of readdirSync(APPS_DIR)) copyFileSync(join(APPS_DIR, file), join(dir, file));
   return dir;
 }

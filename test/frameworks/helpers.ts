@@ -37,7 +37,7 @@ export async function frameworkProject(
     timeoutMs: 300_000,
   });
   if (ci.code !== 0) throw new Error(`npm ci in ${fixture} failed:\n${ci.stdout}\n${ci.stderr}`);
-  await npmInstall(runtime, dir, [packed.tarball]);
+  await npmInstall(runtime, dir, packed.install);
   for (const file of readdirSync(APPS)) copyFileSync(join(APPS, file), join(dir, file));
   return dir;
 }

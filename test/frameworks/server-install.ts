@@ -48,7 +48,7 @@ export async function projectsFromLock(
     cpSync(join(first!, 'node_modules'), join(dir, 'node_modules'), { recursive: true });
   await Promise.all(
     targets.map((runtime, i) =>
-      npmInstall(runtime, dirs[i]!, ['--prefer-offline', packed.tarball]),
+      npmInstall(runtime, dirs[i]!, ['--prefer-offline', ...packed.install]),
     ),
   );
   return dirs;

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { OtelLine } from './cases.js';
-import { copyPackage as placePackage } from '../../scripts/bundled.mjs';
+import { copyPackage as placePackage } from '../../scripts/workspace-copy.mjs';
 
 // What the matrix files share for their child processes: how many run at once (across the
 // cases of one file), and the copy of this package placed in a line's tree.

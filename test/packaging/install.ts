@@ -9,6 +9,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ROOT, run, tempDir, type RunResult } from '../observability/helpers.js';
 import type { Runtime } from '../helpers/runtimes.js';
+import { workspaceDependencies } from '../../scripts/workspace.mjs';
 
 export const NAME = '@omcp/instrumentation-mcp';
 
@@ -19,14 +20,25 @@ export interface Packed {
   /** Bytes of the tarball as published, and of its files once unpacked (npm's own figures). */
   size: number;
   unpackedSize: number;
+  /**
+   * What to hand `npm install` for this package: its tarball, then those of the workspace
+   * packages it depends on (the data model, the proxy, the kit), which the registry would serve;
+   * npm places each once, as it would from the registry.
+   */
+  install: string[];
 }
 
 /**
  * Packs the package in `dir` (this repository's root, or one of packages/; already built by
- * `pretest`); the file list is what npm would publish.
+ * `pretest`), and the workspace packages it depends on; the file list is what npm would publish.
  */
 export function pack(dir: string = ROOT): Packed {
-  const cwd = dir;
+  const own = packOne(dir);
+  const dependencies = workspaceDependencies(dir, ROOT).map(({ dir: d }) => packOne(d).tarball);
+  return { ...own, install: [own.tarball, ...dependencies] };
+}
+
+function packOne(cwd: string): Omit<Packed, 'install'> {
   const into = tempDir('omcp-pack');
   // --ignore-scripts: the prepack build would replace dist/ under the tests running beside this.
   const out = execFileSync(
@@ -93,7 +105,7 @@ export async function newProject(
   writeFileSync(join(dir, 'package.json'), '{ "name": "consumer", "private": true }\n');
   const omit = options.omitOptional === true ? ['--omit=optional'] : [];
   if (app.length > 0) await npmInstall(runtime, dir, [...omit, ...app]);
-  await npmInstall(runtime, dir, [...omit, packed.tarball]);
+  await npmInstall(runtime, dir, [...omit, ...packed.install]);
   return dir;
 }
 

@@ -4,12 +4,12 @@
  * No OpenTelemetry package is installed (it has no dependency), and the data model builds, reads
  * and classifies failures from ES modules and from CommonJS; its schema is importable.
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../observability/helpers.js';
 import { runtimes } from '../helpers/runtimes.js';
-import { copiesOf, node, npmInstall, pack, type Packed } from './install.js';
+import { node, npmInstall, pack, type Packed } from './install.js';
 import * as dataModel from '../../src/tool-failure/index.js';
 
 let packed: Packed;
@@ -37,7 +37,7 @@ describe.each(runtimes())('@omcp/tool-failure installed alone on Node.js $major'
   beforeAll(async () => {
     project = tempDir(`omcp-data-model-node${runtime.major}`);
     writeFileSync(join(project, 'package.json'), '{ "name": "server", "private": true }\n');
-    await npmInstall(runtime, project, [packed.tarball]);
+    await npmInstall(runtime, project, packed.install);
   }, 300_000);
 
   it('brings no other package, OpenTelemetry least of all', () => {
@@ -91,90 +91,5 @@ describe('a failure thrown from @omcp/tool-failure inside an instrumented server
       class: 'governance',
       code: 'permission_denied',
     });
-  });
-});
-
-/**
- * The root package as users install it: its tarball carries `@omcp/tool-failure` bundled (the
- * version it depends on), and no compiled copy of the data model of its own, so its deprecated
- * `./tool-failure` subpath hands out the very objects of the data-model package.
- */
-describe('the root package and @omcp/tool-failure: one copy of the data model', () => {
-  let root: Packed;
-  beforeAll(() => {
-    root = pack();
-  }, 120_000);
-
-  it('depends on the data-model package by its version and bundles it, with no copy of its own', () => {
-    const manifest = (dir: string): Record<string, unknown> =>
-      JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
-    const rootManifest = manifest(ROOT) as {
-      dependencies: Record<string, string>;
-      bundleDependencies: string[];
-    };
-    expect(rootManifest.dependencies['@omcp/tool-failure']).toBe(
-      manifest(join(ROOT, 'packages/tool-failure')).version,
-    );
-    expect(rootManifest.bundleDependencies).toEqual(['@omcp/tool-failure']);
-    expect(root.files).toContain('node_modules/@omcp/tool-failure/package.json');
-    expect(root.files).toContain('node_modules/@omcp/tool-failure/dist/cjs/tool-failure/index.js');
-    const ownCopies = root.files.filter((f) => /^dist\/(esm|cjs)\/tool-failure\//.test(f));
-    expect(ownCopies).toEqual([]);
-  });
-
-  describe.each(runtimes())('installed on Node.js $major', (runtime) => {
-    let project: string;
-    beforeAll(async () => {
-      project = tempDir(`omcp-one-model-node${runtime.major}`);
-      writeFileSync(join(project, 'package.json'), '{ "name": "app", "private": true }\n');
-      await npmInstall(runtime, project, [root.tarball, '@opentelemetry/api@1.9.1']);
-    }, 300_000);
-
-    it('holds one @omcp/tool-failure, inside the root package', () => {
-      const copies = copiesOf(project, '@omcp/tool-failure');
-      expect(copies).toEqual([
-        {
-          version: (
-            JSON.parse(readFileSync(join(ROOT, 'packages/tool-failure/package.json'), 'utf8')) as {
-              version: string;
-            }
-          ).version,
-          path: join(
-            project,
-            'node_modules/@omcp/instrumentation-mcp/node_modules/@omcp/tool-failure',
-          ),
-        },
-      ]);
-    });
-
-    it.each(['esm', 'cjs'] as const)(
-      'gives from %s the same objects through the deprecated subpath as from the package',
-      async (kind) => {
-        const file = join(project, kind === 'esm' ? 'same.mjs' : 'same.cjs');
-        const compare = `
-          const home = Object.keys(model).sort();
-          const old = Object.keys(deprecated).sort();
-          const differ = home.filter((k) => !Object.is(model[k], deprecated[k]));
-          console.log(JSON.stringify({ home: home.length, same: JSON.stringify(home) === JSON.stringify(old), differ }));`;
-        writeFileSync(
-          file,
-          kind === 'esm'
-            ? `import { createRequire } from 'node:module';
-               import * as deprecated from '@omcp/instrumentation-mcp/tool-failure';
-               const inRoot = createRequire(createRequire(import.meta.url).resolve('@omcp/instrumentation-mcp'));
-               const model = await import(inRoot.resolve('@omcp/tool-failure').replace('/cjs/', '/esm/'));
-               ${compare}`
-            : `const deprecated = require('@omcp/instrumentation-mcp/tool-failure');
-               const model = require(require('node:module').createRequire(require.resolve('@omcp/instrumentation-mcp')).resolve('@omcp/tool-failure'));
-               ${compare}`,
-        );
-        const result = await node(runtime, project, [file]);
-        expect(result.stderr).toBe('');
-        const out = JSON.parse(result.stdout) as { home: number; same: boolean; differ: string[] };
-        expect(out.home).toBeGreaterThan(20);
-        expect(out).toMatchObject({ same: true, differ: [] });
-      },
-      60_000,
-    );
   });
 });
