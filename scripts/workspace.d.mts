@@ -18,7 +18,10 @@ export function manifestOf(dir: string): Record<string, unknown>;
 export function workspacePackages(root?: string): WorkspacePackage[];
 
 /** The workspace packages the package in `dir` depends on, transitively, each once (`dir` absolute). */
-export function workspaceDependencies(dir?: string, root?: string): Array<{ name: string; dir: string }>;
+export function workspaceDependencies(
+  dir?: string,
+  root?: string,
+): Array<{ name: string; dir: string }>;
 
 /** The package whose own sources hold `file` (relative to the root), if any. */
 export function homeOf(packages: WorkspacePackage[], file: string): WorkspacePackage | undefined;
