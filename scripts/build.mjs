@@ -18,7 +18,8 @@ import {
   rmSync,
   symlinkSync,
 } from 'node:fs';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -78,6 +79,15 @@ cpSync('conformance', 'packages/mcp-failures/conformance', { recursive: true });
 
 // 5. The root's deprecated `./proxy`, now that the proxy's types exist.
 build('tsconfig.deprecated.json', 'dist');
+
+// The root's executables keep the paths they had (package.json `bin`, and scripts or MCP client
+// settings that name the file): each runs its deprecated module, which runs the home package's.
+for (const [name, target] of Object.entries(JSON.parse(readFileSync('package.json', 'utf8')).bin)) {
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, `#!/usr/bin/env node\nimport '../deprecated/${name}.js';\n`, {
+    mode: 0o755,
+  });
+}
 
 function isLink(path) {
   try {

@@ -4,7 +4,7 @@
  * is killed. Also the placeholder substitution both commands share.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { onWireLines } from './wire-lines.js';
 import { firstLineOf } from '@omcp/instrumentation-mcp/internal';
 
 /** How the child ended. */
@@ -59,11 +59,11 @@ export function startChild(
       .filter(Boolean);
     lastStderrLine = lines.at(-1) ?? lastStderrLine;
   });
-  const lines = child.stdout === null ? undefined : createInterface({ input: child.stdout });
-  lines?.on('line', (line) => {
-    if (options.onLine !== undefined) options.onLine(line);
-    else stdoutLines.push(line);
-  });
+  if (child.stdout !== null)
+    onWireLines(child.stdout, (line) => {
+      if (options.onLine !== undefined) options.onLine(line);
+      else stdoutLines.push(line);
+    });
   let killTimer: NodeJS.Timeout | undefined;
   const stop = (): void => {
     if (child.exitCode !== null || child.signalCode !== null) return;

@@ -7,7 +7,6 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
 import type { ScriptedHandler } from '../check/scripted.js';
 import { DEFAULT_HTTP_LIMITS } from '@omcp/mcp-failure-proxy';
 import {
@@ -17,6 +16,7 @@ import {
   refusalBody,
   type RefusalReason,
 } from '@omcp/mcp-failure-proxy/internal';
+import { onWireLines } from './wire-lines.js';
 
 /** The one path the HTTP side answers on. */
 export const WIRE_PATH = '/mcp';
@@ -28,19 +28,21 @@ export function serveStdio(
   write: (line: string) => void,
 ): Promise<void> {
   return new Promise((resolve) => {
-    const lines = createInterface({ input });
-    lines.on('line', (line) => {
-      if (line.trim() === '') return;
-      let message: unknown;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        write(`${refusalBody('parse_error')}\n`);
-        return;
-      }
-      for (const response of answerAll(handler, message)) write(`${JSON.stringify(response)}\n`);
-    });
-    lines.on('close', () => resolve());
+    onWireLines(
+      input,
+      (line) => {
+        if (line.trim() === '') return;
+        let message: unknown;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          write(`${refusalBody('parse_error')}\n`);
+          return;
+        }
+        for (const response of answerAll(handler, message)) write(`${JSON.stringify(response)}\n`);
+      },
+      resolve,
+    );
   });
 }
 

@@ -6,7 +6,7 @@ import { firstLineOf } from '../shared/first-line.js';
 
 /**
  * Runs executable `bin` of package `home`, the package that is now its home, as this package's
- * executable of the same name did: resolved from the running script (this package carries
+ * executable of the same name did: resolved from the running script (this package depends on
  * `home`), with the same command line. Kept for one release with the executables it serves.
  */
 export function runHomeBin(home: string, bin: string): void {

@@ -1,6 +1,5 @@
-#!/usr/bin/env node
 // `mcp-failures` of @omcp/instrumentation-mcp: deprecated, kept for one release. It runs the
-// executable of its home package, @omcp/mcp-failures, which this package carries.
+// executable of its home package, @omcp/mcp-failures, which this package depends on.
 import { runHomeBin } from './home-bin.js';
 
 runHomeBin('@omcp/mcp-failures', 'mcp-failures');

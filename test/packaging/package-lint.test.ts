@@ -17,6 +17,8 @@ const MiB = 2 ** 20;
 const SIZE_LIMIT = 1.5 * MiB;
 let packed: Packed;
 let dataModel: Packed;
+let proxy: Packed;
+let kit: Packed;
 
 beforeAll(() => {
   if (!existsSync(join(BIN, 'attw')) || !existsSync(join(BIN, 'publint')))
@@ -25,6 +27,8 @@ beforeAll(() => {
     );
   packed = pack();
   dataModel = pack(join(ROOT, 'packages/tool-failure'));
+  proxy = pack(join(ROOT, 'packages/proxy'));
+  kit = pack(join(ROOT, 'packages/mcp-failures'));
 }, 400_000);
 
 /** attw's report on a tarball: its problems and the entry points it analysed. */
@@ -122,5 +126,58 @@ describe('the packed data model (packages/tool-failure, @omcp/tool-failure)', ()
         /^dist\/(esm|cjs)\/(tool-failure\/|shared\/(safe|jsonrpc|first-line)\.|package\.json)/,
       );
     expect(dataModel.size).toBeLessThan(packed.size / 4);
+  });
+});
+
+describe.each([
+  {
+    name: 'the packed proxy (packages/proxy, @omcp/mcp-failure-proxy)',
+    get: () => proxy,
+    entries: ['.', './internal'],
+    files: ['dist/esm/proxy/index.js', 'dist/cjs/proxy/index.js', 'dist/esm/proxy/cli.js'],
+    own: /^dist\/(esm|cjs)\/(proxy\/|package\.json)/,
+  },
+  {
+    name: 'the packed kit (packages/mcp-failures, @omcp/mcp-failures)',
+    get: () => kit,
+    entries: [],
+    files: [
+      'dist/esm/cli/mcp-failures.js',
+      'conformance/intermediary-cases.json',
+      'conformance/vectors.schema.json',
+    ],
+    own: /^dist\/esm\/((cli|check|lookup)\/|package\.json)/,
+  },
+])('$name', ({ get, entries, files, own }) => {
+  it('passes @arethetypeswrong/cli (strict) on every library entry, or has none', async () => {
+    if (entries.length === 0) {
+      // No library entry (executables and data only): nothing for attw to resolve.
+      const manifest = JSON.parse(
+        execFileSync('tar', ['xzOf', get().tarball, 'package/package.json'], { encoding: 'utf8' }),
+      ) as { exports: Record<string, unknown>; main?: string; types?: string };
+      expect(Object.keys(manifest.exports).every((k) => k.endsWith('.json'))).toBe(true);
+      expect(manifest.main ?? manifest.types).toBeUndefined();
+      return;
+    }
+    const { code, report } = await attw(get().tarball);
+    expect(report.problems, JSON.stringify(report.problems).slice(0, 4000)).toEqual({});
+    expect(code).toBe(0);
+    expect(Object.keys(report.analysis.entrypoints)).toEqual(expect.arrayContaining(entries));
+  }, 300_000);
+
+  it('passes publint, with suggestions counted as failures', async () => {
+    const result = await publint(get().tarball);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('All good!');
+  }, 90_000);
+
+  it('ships its build, README and licence only (no source of another package), and prints its size', () => {
+    const p = get();
+    console.log(sizeLine(p));
+    expect(p.files).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', ...files]),
+    );
+    for (const f of p.files.filter((x) => x.startsWith('dist/'))) expect(f, f).toMatch(own);
+    expect(p.size).toBeLessThan(packed.size / 4);
   });
 });
