@@ -2,7 +2,7 @@
 // instrumentation (`@omcp/mcp-failure-proxy` relays through its retry engine and records with its
 // names; `@omcp/mcp-failures` reads traces by those names). Not a stable interface: names here may
 // change in any release. Applications use the root entry and `./retry`.
-export { isCircuitOpenAnswer } from './retry/with-tool-retry.js';
+export { isCircuitOpenAnswer } from './retry/circuit-answer.js';
 export {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_TOOL_NAME,

@@ -26,6 +26,7 @@ import { createRetryBudget, guardedBudget } from './budget.js';
 import { DEFAULT_RETRY_LIMITS } from './decide.js';
 import { DecisionPath, type LogicalCall } from './decision-path.js';
 import { sleep, systemClock } from './sleep.js';
+import { markCircuitAnswer } from './circuit-answer.js';
 import { RetryTelemetry, safeHook, type CallEnd } from './telemetry.js';
 import type {
   CircuitState,
@@ -60,14 +61,6 @@ export type ToolRetryClient<C extends RetryableClient> = C & {
 };
 
 const REPORTS = new WeakMap<object, ToolCallReport<unknown>>();
-
-/** The results an open circuit answered with (never sent to the server). */
-const CIRCUIT_ANSWERS = new WeakSet<object>();
-
-/** Whether `result` is an open circuit's own answer, not a server's (for the proxy). */
-export function isCircuitOpenAnswer(result: unknown): boolean {
-  return typeof result === 'object' && result !== null && CIRCUIT_ANSWERS.has(result);
-}
 
 /**
  * The report of the logical call that returned `result` through a wrapped `callTool`,
@@ -396,8 +389,7 @@ class ToolRetryEngine {
       },
       { metaKey: this.metaKey },
     );
-    CIRCUIT_ANSWERS.add(result);
-    return result;
+    return markCircuitAnswer(result);
   }
 
   /** A thrown error as a failure summary, by the package's one error classifier. */

@@ -1,0 +1,16 @@
+/**
+ * The results an open circuit answered with (never sent to the server), kept apart from the
+ * engine so the proxy can tell them from a server's answer without loading the engine.
+ */
+const CIRCUIT_ANSWERS = new WeakSet<object>();
+
+/** Marks `result` as an open circuit's own answer; returns it. */
+export function markCircuitAnswer<T extends object>(result: T): T {
+  CIRCUIT_ANSWERS.add(result);
+  return result;
+}
+
+/** Whether `result` is an open circuit's own answer, not a server's (for the proxy). */
+export function isCircuitOpenAnswer(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && CIRCUIT_ANSWERS.has(result);
+}
