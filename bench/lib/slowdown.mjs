@@ -1,6 +1,7 @@
 // A deliberate slowdown of one in-process pair, for the smoke test of `npm run bench:compare`
 // (BENCH_INPROC_SLOWDOWN=name=fraction): real CPU burnt inside each measured call of that pair,
-// before the instrumented client's callTool runs, sized as a fraction of that pair's own overhead
+// once the instrumented client's callTool has answered (burnt before it, part of the spin was
+// lost in the failing scenario's measurement), sized as a fraction of that pair's own overhead
 // over the baseline as measured in the same process just before. Nothing in the package's code is
 // touched, so it survives any restructure, and the compare has to find it by measuring.
 import { performance } from 'node:perf_hooks';
@@ -18,7 +19,7 @@ function burn(ns) {
 }
 
 /**
- * `variant` with a burn in front of its client's callTool; `burn.ns` starts at 0 and is set by
+ * `variant` with a burn after its client's callTool; `burn.ns` starts at 0 and is set by
  * whoever calibrates it (bench/lib/inprocess.mjs, after its warmup).
  */
 export function slowedVariant(variant) {
@@ -30,9 +31,10 @@ export function slowedVariant(variant) {
       client(c, ...rest) {
         const instrumented = variant.client(c, ...rest);
         const callTool = instrumented.callTool.bind(instrumented);
-        instrumented.callTool = (...args) => {
+        instrumented.callTool = async (...args) => {
+          const result = await callTool(...args);
           burn(state.ns);
-          return callTool(...args);
+          return result;
         };
         return instrumented;
       },
