@@ -7,7 +7,7 @@
 //   2. @omcp/instrumentation-mcp (the root), less the deprecated `./proxy` re-export.
 //   3. @omcp/mcp-failure-proxy (packages/proxy), on the root's `./internal` entry.
 //   4. @omcp/mcp-failures (packages/mcp-failures), on both.
-//   5. The root's `./proxy` re-export of step 3.
+//   5. The root's `./proxy` re-export of step 3, and its deprecated executables.
 import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -19,7 +19,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, relative } from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -68,7 +68,10 @@ build('tsconfig.build.json', 'dist');
 // node_modules but not the root itself, so the root is linked here, as an installed copy of it
 // would be found beside them.
 const self = 'node_modules/@omcp/instrumentation-mcp';
-if (!existsSync(self) && !isLink(self)) symlinkSync('../..', self, 'dir');
+if (!isLink(self) && !existsSync(self)) {
+  mkdirSync(dirname(self), { recursive: true });
+  symlinkSync('../..', self, 'dir');
+}
 
 // 3 and 4. The proxy (a library and an executable), then the kit (executables only: ES modules),
 // with its vectors, which the root keeps shipping for one release.
@@ -77,16 +80,24 @@ buildPackage('packages/mcp-failures', [ESM]);
 rmSync('packages/mcp-failures/conformance', { recursive: true, force: true });
 cpSync('conformance', 'packages/mcp-failures/conformance', { recursive: true });
 
-// 5. The root's deprecated `./proxy`, now that the proxy's types exist.
+// 5. The root's deprecated `./proxy`, now that the proxy's types exist; and its deprecated
+// executables, as ES modules only (what runs them is an ES module, and a CommonJS copy could not
+// import the home package's executable by its file URL).
 build('tsconfig.deprecated.json', 'dist');
+build('tsconfig.executables.json', 'dist', [ESM]);
 
 // The root's executables keep the paths they had (package.json `bin`, and scripts or MCP client
 // settings that name the file): each runs its deprecated module, which runs the home package's.
 for (const [name, target] of Object.entries(JSON.parse(readFileSync('package.json', 'utf8')).bin)) {
+  const module = relative(dirname(target), `dist/esm/deprecated/${name}.js`);
   mkdirSync(dirname(target), { recursive: true });
-  writeFileSync(target, `#!/usr/bin/env node\nimport '../deprecated/${name}.js';\n`, {
-    mode: 0o755,
-  });
+  writeFileSync(
+    target,
+    `#!/usr/bin/env node\nimport '${module.startsWith('.') ? module : `./${module}`}';\n`,
+    {
+      mode: 0o755,
+    },
+  );
 }
 
 function isLink(path) {

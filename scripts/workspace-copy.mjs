@@ -2,7 +2,7 @@
 // its tarball: for the tests and benches that need the built package in a tree of their own. The
 // workspace packages it depends on (`@omcp/tool-failure`, the proxy, the kit) go beside it in
 // `<into>/node_modules`, each as npm pack ships it (its package.json and `files`).
-import { cpSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, symlinkSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { ROOT, manifestOf, workspaceDependencies } from './workspace.mjs';
 
@@ -14,7 +14,7 @@ import { ROOT, manifestOf, workspaceDependencies } from './workspace.mjs';
  * install; here `into` stands for the root, so its name is linked to `into` where they look.
  */
 export function copyWorkspaceDependencies(into, from = ROOT) {
-  const found = workspaceDependencies(from);
+  const found = workspaceDependencies(from, from);
   for (const { name, dir } of found) {
     const target = join(into, 'node_modules', name);
     for (const entry of ['package.json', ...(manifestOf(dir).files ?? [])])
@@ -22,7 +22,7 @@ export function copyWorkspaceDependencies(into, from = ROOT) {
         cpSync(join(dir, entry), join(target, entry), { recursive: true });
   }
   const self = join(into, 'node_modules', manifestOf(from).name);
-  if (found.length > 0 && !existsSync(self)) {
+  if (found.length > 0 && !isLink(self) && !existsSync(self)) {
     mkdirSync(dirname(self), { recursive: true });
     symlinkSync(relative(dirname(self), into), self, 'dir');
   }
@@ -34,13 +34,23 @@ export function copyWorkspaceDependencies(into, from = ROOT) {
  * no node_modules folder) in `into`, with the workspace packages it depends on; returns `into`.
  */
 export function copyPackage(into, from = ROOT) {
-  for (const entry of ['package.json', ...(manifestOf(from).files ?? [])]) {
-    if (entry.startsWith('!') || !existsSync(join(from, entry))) continue;
-    cpSync(join(from, entry), join(into, entry), {
-      recursive: true,
-      filter: (src) => basename(src) !== 'node_modules',
-    });
+  const files = manifestOf(from).files ?? [];
+  // `files` entries that start with `!` leave a path out, as npm pack does.
+  const left = files.filter((f) => f.startsWith('!')).map((f) => join(from, f.slice(1)));
+  const kept = (src) =>
+    basename(src) !== 'node_modules' && !left.some((l) => src === l || src.startsWith(`${l}/`));
+  for (const entry of ['package.json', ...files.filter((f) => !f.startsWith('!'))]) {
+    if (!existsSync(join(from, entry))) continue;
+    cpSync(join(from, entry), join(into, entry), { recursive: true, filter: kept });
   }
   copyWorkspaceDependencies(into, from);
   return into;
+}
+
+function isLink(path) {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }

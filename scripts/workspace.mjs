@@ -14,8 +14,9 @@ export const manifestOf = (dir) => JSON.parse(readFileSync(join(dir, 'package.js
 /**
  * The packages of the workspace at `root`: `{ dir, name, sources }`, the root first, where
  * `sources` are the folders (relative to `root`, each ending in `/`) that hold the package's own
- * source files. The root package's are src/ less its workspaces' folders; a workspace package's
- * are the folders of the `include` of its tsconfig.json (each a folder's `**\/*.ts`).
+ * source files. The root's is src/ (a file there is the root's unless a workspace package's folder
+ * holds it: `homeOf`); a workspace package's are the folders of the `include` of its
+ * tsconfig.json (each a folder's `**\/*.ts`).
  */
 export function workspacePackages(root = ROOT) {
   const top = manifestOf(root);
@@ -37,7 +38,7 @@ export function workspacePackages(root = ROOT) {
  * root's `workspaces` at `root` holds), with their own such dependencies after them, each once:
  * `{ name, dir }` with `dir` absolute. What an install of `dir`'s package brings of the workspace.
  */
-export function workspaceDependencies(dir = ROOT, root = dir) {
+export function workspaceDependencies(dir = ROOT, root = ROOT) {
   const folders = (manifestOf(root).workspaces ?? []).map((w) => join(root, w));
   const byName = new Map(folders.map((folder) => [manifestOf(folder).name, folder]));
   const found = new Map();

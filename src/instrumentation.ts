@@ -8,11 +8,11 @@ import type { Meter, MeterProvider, Tracer, TracerProvider } from '@opentelemetr
 import { Hook as RequireHook } from 'require-in-the-middle';
 import { resolveConfig } from './shared/config.js';
 import { NO_ESM_HOOK_WARNING, esmLoaderHookActive } from './shared/esm-hook.js';
-import { ScopeLogger, type LoggerProviderLike } from './shared/logs.js';
+import type { LoggerProviderLike, ScopeLogger } from './shared/logs.js';
 import { RateBudget } from './shared/rate-budget.js';
 import { createInstruments, type McpInstruments } from './shared/metrics.js';
 import { isRecord } from './shared/safe.js';
-import { scopeMeter, scopeTracer } from './shared/scope.js';
+import { scopeLogger, scopeMeter, scopeTracer } from './shared/scope.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
 import { instrumentClientWith, instrumentServerWith } from './patches/instance.js';
 import { FASTMCP_RANGE, patchFastMcp } from './patches/fastmcp.js';
@@ -32,7 +32,6 @@ import {
 } from './patches/ai-sdk-client.js';
 import { UnwrapGate } from './patches/unwrap-gate.js';
 import { TMCP_RANGE, patchTmcpServer } from './patches/tmcp.js';
-import { SCHEMA_URL } from './semconv.js';
 import type { McpInstrumentationConfig } from './types.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
@@ -128,12 +127,7 @@ export class McpInstrumentation extends InstrumentationBase<McpInstrumentationCo
   }
 
   private _logs(): ScopeLogger {
-    return (this._scopeLogger ??= new ScopeLogger(
-      PACKAGE_NAME,
-      PACKAGE_VERSION,
-      SCHEMA_URL,
-      (message) => this._diag.warn(message),
-    ));
+    return (this._scopeLogger ??= scopeLogger((message) => this._diag.warn(message)));
   }
 
   override setConfig(config: McpInstrumentationConfig = {}): void {

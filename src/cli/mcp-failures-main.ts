@@ -25,9 +25,9 @@ const script = realpathSync(process.argv[1] ?? '');
 /** The command line that runs this executable again (the scripted servers of check client/proxy). */
 const self = [process.execPath, script];
 /**
- * The vectors of `check proxy`, resolved by package name from this script: the kit's own
- * (a self-reference), or the one `@omcp/instrumentation-mcp` carries when its deprecated
- * `mcp-failures` runs this.
+ * The vectors of `check proxy`, the kit's own, resolved by package name from the script that
+ * runs (this one, a self-reference; or the instrumentation's deprecated `mcp-failures`, beside
+ * which the kit is installed).
  */
 const intermediaryCases = (): string =>
   createRequire(script).resolve('@omcp/mcp-failures/conformance/intermediary-cases.json');

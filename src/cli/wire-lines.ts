@@ -2,11 +2,12 @@ import { StringDecoder } from 'node:string_decoder';
 
 /**
  * The lines of a newline-delimited JSON-RPC stream, as MCP's stdio transport frames them: split
- * at `\n` only (a `\r` before it dropped). Not `node:readline`, which from Node.js 24 also breaks
- * a line at U+2028 and U+2029, characters JSON leaves unescaped inside strings, so a message
- * carrying one would arrive in two halves that are not JSON. UTF-8 split across chunks is joined
- * before decoding. `onEnd` runs once when the stream ends or closes, after any last unterminated
- * line.
+ * at `\n` only (a `\r` before it dropped). Not `node:readline`, which also breaks a line at a
+ * lone `\r`, and from Node.js 24 at U+2028 and U+2029, characters JSON may carry unescaped inside
+ * strings, so a message holding one would arrive in two halves that are not JSON. UTF-8 split
+ * across chunks is joined before decoding; each chunk is searched once, so a long message costs
+ * its length, not its square. `onEnd` runs once when the stream ends or closes, after any last
+ * unterminated line.
  */
 export function onWireLines(
   input: NodeJS.ReadableStream,
@@ -14,24 +15,27 @@ export function onWireLines(
   onEnd: () => void = () => undefined,
 ): void {
   const decoder = new StringDecoder('utf8');
-  let pending = '';
+  /** The start of the line not yet ended, kept as the parts it arrived in. */
+  let parts: string[] = [];
   const take = (text: string): void => {
-    pending += text;
-    let end = pending.indexOf('\n');
-    while (end >= 0) {
-      const line = pending.slice(0, end);
-      pending = pending.slice(end + 1);
+    let start = 0;
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+      parts.push(text.slice(start, end));
+      const line = parts.join('');
+      parts = [];
       onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
-      end = pending.indexOf('\n');
+      start = end + 1;
     }
+    if (start < text.length) parts.push(text.slice(start));
   };
   let ended = false;
   const finish = (): void => {
     if (ended) return;
     ended = true;
     take(decoder.end());
-    if (pending !== '') onLine(pending);
-    pending = '';
+    const last = parts.join('');
+    parts = [];
+    if (last !== '') onLine(last);
     onEnd();
   };
   input.on('data', (chunk: Buffer | string) => {

@@ -2,4 +2,4 @@
 // executable of its home package, @omcp/mcp-failures, which this package depends on.
 import { runHomeBin } from './home-bin.js';
 
-runHomeBin('@omcp/mcp-failures', 'mcp-failures');
+runHomeBin('@omcp/mcp-failures', 'mcp-failures', 2);

@@ -4,12 +4,13 @@
  * then loads the MCP SDK, so the proxy's own spans join the caller's trace.
  */
 import { realpathSync } from 'node:fs';
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { PROXY_EXIT, PROXY_USAGE, ProxyUsageError, parseProxyArgs } from './args.js';
 import { handleStdoutErrors } from '@omcp/instrumentation-mcp/internal';
 
-const REGISTER_ENTRY = '@omcp/instrumentation-mcp/register';
+const INSTRUMENTATION = '@omcp/instrumentation-mcp';
+const REGISTER_ENTRY = `${INSTRUMENTATION}/register`;
 
 function wantsTelemetry(env: NodeJS.ProcessEnv): boolean {
   const exporter = env.OTEL_TRACES_EXPORTER;
@@ -21,11 +22,14 @@ async function startTelemetryIfConfigured(): Promise<void> {
   if (!wantsTelemetry(process.env)) return;
   if (process.execArgv.some((a) => a.includes(REGISTER_ENTRY))) return;
   try {
-    // Resolved from this script's real location (no import.meta: the file is also built as CommonJS).
+    // The hook and the SDK are the instrumentation's dependencies, not this package's: resolved
+    // from where the instrumentation is (found from this script's real location; no import.meta,
+    // the file is also built as CommonJS), the script's own place second for the SDK.
     const script = realpathSync(process.argv[1] ?? '.');
-    register('@opentelemetry/instrumentation/hook.mjs', pathToFileURL(script).href);
+    const instrumentation = createRequire(script).resolve(`${INSTRUMENTATION}/package.json`);
+    register('@opentelemetry/instrumentation/hook.mjs', pathToFileURL(instrumentation).href);
     const { startTelemetry } = await import('@omcp/instrumentation-mcp/internal/start');
-    startTelemetry([script], 'mcp-failure-proxy');
+    startTelemetry([instrumentation, script], 'mcp-failure-proxy');
   } catch (error) {
     process.stderr.write(
       `mcp-failure-proxy: telemetry not started: ${error instanceof Error ? error.message : String(error)}\n`,

@@ -1,7 +1,8 @@
 /**
  * What the proxy's Streamable HTTP endpoint bounds and the answer to each request it refuses:
  * one table, read by the endpoint, its metrics (http-metrics.ts), its tests and docs/proxy.md.
- * Pure data, no dependencies: the checkers' scripted HTTP server answers from it too.
+ * Pure data (it imports only the JSON-RPC error codes): the checkers' scripted HTTP server answers
+ * from it too.
  */
 import {
   INVALID_REQUEST,

@@ -1,5 +1,5 @@
-// `@omcp/instrumentation-mcp/proxy`: the relaying proxy that preserves `_meta` (the
-// `mcp-failure-proxy` CLI runs it).
+// `@omcp/mcp-failure-proxy`: the relaying proxy that preserves `_meta` (the `mcp-failure-proxy`
+// executable runs it). `@omcp/instrumentation-mcp/proxy` re-exports it, deprecated.
 export { createToolFailureProxy } from './proxy.js';
 export { ProxyHttpConfigError, serveStreamableHttp } from './http.js';
 export type { ProxyHttpEndpoint } from './http.js';

@@ -1,6 +1,7 @@
 /**
  * The results an open circuit answered with (never sent to the server), kept apart from the
- * engine so the proxy can tell them from a server's answer without loading the engine.
+ * engine: the proxy asks through the instrumentation's `/internal` entry, which so loads no
+ * engine (nor OpenTelemetry's instrumentation package) for the kit and the executables' start.
  */
 const CIRCUIT_ANSWERS = new WeakSet<object>();
 

@@ -37,11 +37,9 @@ import {
   METRIC_MCP_TOOL_CALL_CIRCUIT_STATUS,
   METRIC_MCP_TOOL_CALL_CIRCUIT_TRANSITIONS,
   METRIC_MCP_TOOL_CALL_RETRIES,
-  SCHEMA_URL,
   SPAN_NAME_MCP_TOOL_CALL,
 } from '../semconv.js';
-import { ScopeLogger, type LoggerProviderLike } from '../shared/logs.js';
-import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
+import type { LoggerProviderLike, ScopeLogger } from '../shared/logs.js';
 import { DEFAULT_RATE_PER_SECOND, exceptionSignalOf } from '../shared/config.js';
 import { metricCode } from '../shared/metrics.js';
 import { emitFailureRecord, exceptionTypeOf } from '../shared/exception.js';
@@ -56,7 +54,7 @@ import type {
 
 const CIRCUIT_STATES: readonly CircuitState[] = Object.freeze(['closed', 'open', 'half_open']);
 import { errorTypeOf } from '../shared/error-type.js';
-import { scopeMeter, scopeTracer } from '../shared/scope.js';
+import { scopeLogger, scopeMeter, scopeTracer } from '../shared/scope.js';
 
 const NO_ALLOW_LIST: ReadonlySet<string> = new Set();
 
@@ -87,13 +85,7 @@ export class RetryTelemetry {
   ) {
     this.exceptionSpanEvents = exceptionSignalOf(exceptionSignal) === 'logs/dup';
     this.logBudget = new RateBudget(logsPerSecond ?? DEFAULT_RATE_PER_SECOND);
-    this.logger = new ScopeLogger(
-      PACKAGE_NAME,
-      PACKAGE_VERSION,
-      SCHEMA_URL,
-      (message) => diag.warn(message),
-      loggerProvider,
-    );
+    this.logger = scopeLogger((message) => diag.warn(message), loggerProvider);
     this.meterProvider = meterProvider;
     this.retries = this.meter().createCounter(METRIC_MCP_TOOL_CALL_RETRIES, {
       unit: '{retry}',

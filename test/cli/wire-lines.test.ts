@@ -32,6 +32,22 @@ describe('onWireLines: newline-delimited JSON-RPC framing', () => {
     expect(JSON.parse(lines[0]!)).toEqual({ id: 1, result: { text: 'a\u2028b\u2029c 😀' } });
   });
 
+  it('keeps a message with a lone \\r between its tokens whole (node:readline splits it on every version)', async () => {
+    const { lines } = await linesOf(['{"a":\r1}\n']);
+    expect(lines).toEqual(['{"a":\r1}']);
+    expect(JSON.parse(lines[0]!)).toEqual({ a: 1 });
+  });
+
+  it('reads a message of 8 MiB in 64 KiB chunks as one line', async () => {
+    const big = JSON.stringify({ text: 'x'.repeat(8 * 2 ** 20) });
+    const bytes = Buffer.from(`${big}\n`);
+    const chunks: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += 65_536) chunks.push(bytes.subarray(i, i + 65_536));
+    const { lines } = await linesOf(chunks);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.length).toBe(big.length);
+  });
+
   it('joins UTF-8 split across chunks, splits several messages in one chunk, drops the \\r of \\r\\n', async () => {
     const bytes = Buffer.from('{"t":"ü😀"}\n', 'utf8');
     const { lines } = await linesOf([

@@ -19,7 +19,7 @@ const versionOf = (dir: string): string =>
   (JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as { version: string })
     .version;
 /** The folders of src/ that are other packages' sources: none of them is the root's to ship. */
-const OTHERS = ['tool-failure', 'proxy', 'cli', 'check', 'lookup'];
+const OTHERS = members.flatMap((m) => m.sources).map((folder) => folder.replace(/^src\/|\/$/g, ''));
 
 let root: Packed;
 beforeAll(() => {
@@ -112,39 +112,68 @@ describe.each(runtimes())('the root package installed on Node.js $major', (runti
     60_000,
   );
 
-  it('runs mcp-failure-proxy and mcp-failures by their names', async () => {
-    const bin = join(project, 'node_modules', '.bin');
-    expect(readdirSync(bin)).toEqual(expect.arrayContaining(['mcp-failure-proxy', 'mcp-failures']));
-    const proxy = await node(runtime, project, [join(bin, 'mcp-failure-proxy'), '--help']);
-    expect(proxy.code).toBe(0);
-    expect(proxy.stdout).toMatch(/^Usage: mcp-failure-proxy /);
-    const kit = await node(runtime, project, [join(bin, 'mcp-failures'), '--help']);
-    expect(kit.code).toBe(0);
-    expect(kit.stdout).toMatch(/^Usage: mcp-failures /);
+  /** Every executable of an install: the root's deprecated ones and their homes', by path. */
+  const executables = () => {
+    const at = (name: string, bin: string): string => {
+      const dir = join(project, 'node_modules', name);
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        bin: Record<string, string>;
+      };
+      return join(dir, manifest.bin[bin]!);
+    };
+    return {
+      proxy: at('@omcp/mcp-failure-proxy', 'mcp-failure-proxy'),
+      kit: at('@omcp/mcp-failures', 'mcp-failures'),
+      oldProxy: at(NAME, 'mcp-failure-proxy'),
+      oldKit: at(NAME, 'mcp-failures'),
+    };
+  };
+
+  it("runs every executable: the proxy's and the kit's, and the root's deprecated ones the same", async () => {
+    expect(readdirSync(join(project, 'node_modules', '.bin'))).toEqual(
+      expect.arrayContaining(['mcp-failure-proxy', 'mcp-failures']),
+    );
+    const bins = executables();
+    const help = async (file: string) => {
+      const result = await node(runtime, project, [file, '--help']);
+      expect(result.code, `${file}\n${result.stderr}`).toBe(0);
+      return result.stdout;
+    };
+    expect(await help(bins.proxy)).toMatch(/^Usage: mcp-failure-proxy /);
+    expect(await help(bins.oldProxy)).toBe(await help(bins.proxy));
+    expect(await help(bins.kit)).toMatch(/^Usage: mcp-failures /);
+    expect(await help(bins.oldKit)).toBe(await help(bins.kit));
   }, 60_000);
 
-  it('checks the installed proxy with the installed kit and its own vectors: PASS', async () => {
-    const bin = join(project, 'node_modules', '.bin');
-    const result = await node(
-      runtime,
-      project,
-      [
-        join(bin, 'mcp-failures'),
-        'check',
-        'proxy',
-        '--',
-        runtime.node,
-        join(bin, 'mcp-failure-proxy'),
-        '--stdio',
-        '--',
-        '{upstream}',
-      ],
-      { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' },
-    );
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('PASS');
-  }, 120_000);
+  it.each([
+    ['kit', 'proxy'],
+    ['oldKit', 'oldProxy'],
+  ] as const)(
+    'checks the installed proxy (%s, %s) with its own vectors: PASS',
+    async (kit, proxy) => {
+      const bins = executables();
+      const result = await node(
+        runtime,
+        project,
+        [
+          bins[kit],
+          'check',
+          'proxy',
+          '--',
+          runtime.node,
+          bins[proxy],
+          '--stdio',
+          '--',
+          '{upstream}',
+        ],
+        { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' },
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout.trimEnd().split('\n').at(-1)).toBe('PASS');
+    },
+    120_000,
+  );
 });
 
 describe('the proxy and the kit installed without the root', () => {
@@ -155,7 +184,8 @@ describe('the proxy and the kit installed without the root', () => {
     const kit = pack(join(ROOT, 'packages/mcp-failures'));
     project = tempDir('omcp-without-root');
     writeFileSync(join(project, 'package.json'), '{ "name": "app", "private": true }\n');
-    await npmInstall(runtime, project, [...new Set([...proxy.install, ...kit.install])]);
+    // The kit's own tarball, then the proxy's with the data model's (which both depend on).
+    await npmInstall(runtime, project, [kit.tarball, ...proxy.install]);
   }, 400_000);
 
   it.each([
