@@ -9,18 +9,10 @@
 //   4. @omcp/mcp-failures (packages/mcp-failures), on both.
 //   5. The root's `./proxy` re-export of step 3, and its deprecated executables.
 import { execFileSync } from 'node:child_process';
-import {
-  copyFileSync,
-  cpSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, relative } from 'node:path';
+import { linkUnderOwnName } from './workspace.mjs';
 
 const require = createRequire(import.meta.url);
 const tsc = require.resolve('typescript/bin/tsc');
@@ -64,14 +56,8 @@ copyFileSync(
 rmSync('dist', { recursive: true, force: true });
 build('tsconfig.build.json', 'dist');
 
-// The proxy and the kit import the root by name. npm links the workspace packages into
-// node_modules but not the root itself, so the root is linked here, as an installed copy of it
-// would be found beside them.
-const self = 'node_modules/@omcp/instrumentation-mcp';
-if (!isLink(self) && !existsSync(self)) {
-  mkdirSync(dirname(self), { recursive: true });
-  symlinkSync('../..', self, 'dir');
-}
+// The proxy and the kit import the root by name, which npm does not link: linked here.
+linkUnderOwnName('.');
 
 // 3 and 4. The proxy (a library and an executable), then the kit (executables only: ES modules),
 // with its vectors, which the root keeps shipping for one release.
@@ -98,12 +84,4 @@ for (const [name, target] of Object.entries(JSON.parse(readFileSync('package.jso
       mode: 0o755,
     },
   );
-}
-
-function isLink(path) {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }

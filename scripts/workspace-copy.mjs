@@ -2,9 +2,9 @@
 // its tarball: for the tests and benches that need the built package in a tree of their own. The
 // workspace packages it depends on (`@omcp/tool-failure`, the proxy, the kit) go beside it in
 // `<into>/node_modules`, each as npm pack ships it (its package.json and `files`).
-import { cpSync, existsSync, lstatSync, mkdirSync, symlinkSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
-import { ROOT, manifestOf, workspaceDependencies } from './workspace.mjs';
+import { cpSync, existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { ROOT, linkUnderOwnName, manifestOf, workspaceDependencies } from './workspace.mjs';
 
 /**
  * Copies every workspace package the root of the checkout at `from` (this repository by default;
@@ -21,11 +21,7 @@ export function copyWorkspaceDependencies(into, from = ROOT) {
       if (existsSync(join(dir, entry)))
         cpSync(join(dir, entry), join(target, entry), { recursive: true });
   }
-  const self = join(into, 'node_modules', manifestOf(from).name);
-  if (found.length > 0 && !isLink(self) && !existsSync(self)) {
-    mkdirSync(dirname(self), { recursive: true });
-    symlinkSync(relative(dirname(self), into), self, 'dir');
-  }
+  if (found.length > 0) linkUnderOwnName(into, manifestOf(from).name);
   return found.map(({ name }) => name);
 }
 
@@ -45,12 +41,4 @@ export function copyPackage(into, from = ROOT) {
   }
   copyWorkspaceDependencies(into, from);
   return into;
-}
-
-function isLink(path) {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }

@@ -28,3 +28,6 @@ export function homeOf(packages: WorkspacePackage[], file: string): WorkspacePac
 
 /** The absolute path of executable `bin` as its home package in this checkout declares it. */
 export function binPath(bin: string, root?: string): string;
+
+/** Links `<dir>/node_modules/<name>` (`dir`'s package's name by default) to `dir`, unless something is there. */
+export function linkUnderOwnName(dir: string, name?: string): void;

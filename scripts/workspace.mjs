@@ -2,8 +2,8 @@
 // `workspaces` lists, with the folders of their own sources (from each tsconfig.json `include`)
 // and their executables. The one reading of the layout for the build's helpers, the API
 // reference, the tests and the benches.
-import { readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -71,4 +71,24 @@ export function binPath(bin, root = ROOT) {
     if (target !== undefined) return join(root, dir, target);
   }
   throw new Error(`workspace: no package of ${root} has the executable ${bin}`);
+}
+
+/**
+ * Links `<dir>/node_modules/<name>` (the name of `dir`'s package unless given) to `dir`, unless something is there (a link,
+ * even a dangling one, included): where the packages that run on the root (the proxy, the kit)
+ * look for it by walking up, as an install places it beside them. npm links the workspace
+ * packages, not the root; the build links this repository, and a copy of the package is linked
+ * to itself.
+ */
+export function linkUnderOwnName(dir, name = manifestOf(dir).name) {
+  const link = join(dir, 'node_modules', name);
+  let present = existsSync(link);
+  try {
+    present ||= lstatSync(link).isSymbolicLink();
+  } catch {
+    // Nothing there.
+  }
+  if (present) return;
+  mkdirSync(dirname(link), { recursive: true });
+  symlinkSync(relative(dirname(link), dir), link, 'dir');
 }

@@ -1,5 +1,5 @@
 /** The metrics of the proxy's Streamable HTTP endpoint (names in src/semconv.ts). */
-import { type Counter, type MeterProvider, type UpDownCounter } from '@opentelemetry/api';
+import type { Counter, MeterProvider, UpDownCounter } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE,

@@ -1,7 +1,8 @@
 /**
  * The results an open circuit answered with (never sent to the server), kept apart from the
  * engine: the proxy asks through the instrumentation's `/internal` entry, which so loads no
- * engine (nor OpenTelemetry's instrumentation package) for the kit and the executables' start.
+ * engine (nor OpenTelemetry's instrumentation package) for what imports only it, such as the
+ * proxy executable reading its command line.
  */
 const CIRCUIT_ANSWERS = new WeakSet<object>();
 
