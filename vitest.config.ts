@@ -18,7 +18,7 @@ const alias = Object.entries(compilerOptions.paths).map(([name, [target]]) => ({
 export default defineConfig({
   resolve: { alias },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

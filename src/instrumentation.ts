@@ -11,7 +11,7 @@ import { NO_ESM_HOOK_WARNING, esmLoaderHookActive } from './shared/esm-hook.js';
 import type { LoggerProviderLike, ScopeLogger } from './shared/logs.js';
 import { RateBudget } from './shared/rate-budget.js';
 import { createInstruments, type McpInstruments } from './shared/metrics.js';
-import { isRecord } from './shared/safe.js';
+import { isRecord } from '@omcp/tool-failure/wire';
 import { scopeLogger, scopeMeter, scopeTracer } from './shared/scope.js';
 import type { ResolvedConfig, TelemetrySource } from './internal-types.js';
 import { instrumentClientWith, instrumentServerWith } from './patches/instance.js';

@@ -3,7 +3,7 @@ import type { DiagLogger, Tracer } from '@opentelemetry/api';
 import type { LoggerLike } from './shared/logs.js';
 import type { McpInstruments } from './shared/metrics.js';
 import type { McpInstrumentationConfig } from './types.js';
-import type { ClassificationRules } from '@omcp/tool-failure/internal';
+import type { ClassificationRules } from '@omcp/tool-failure';
 
 /** Config with every default applied. */
 export interface ResolvedConfig extends McpInstrumentationConfig {

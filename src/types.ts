@@ -1,7 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import type { InstrumentationConfig } from '@opentelemetry/instrumentation';
 import type { ErrorClassifier, ToolFailure } from '@omcp/tool-failure';
-import type { ClassificationRule } from '@omcp/tool-failure/internal';
+import type { ClassificationRule } from '@omcp/tool-failure';
 
 /** What a hook is told about one MCP request. */
 export interface McpRequestInfo {

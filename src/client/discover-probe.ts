@@ -11,7 +11,7 @@ import { operationAttributes, setRequestAttributes, spanNameOf } from '../shared
 import { errorTypeOf, ERROR_TYPE_TIMEOUT } from '../shared/error-type.js';
 import { injectIntoParams } from '../shared/propagation.js';
 import { requestVersion, runHook } from '../shared/record.js';
-import { copyWith, field, isRecord } from '../shared/safe.js';
+import { copyWith, field, isRecord } from '@omcp/tool-failure/wire';
 import { recordPeer } from './peer.js';
 import { completeClientReply, recordClientError } from './request.js';
 import { SDK_PROTOCOL } from './shapes.js';

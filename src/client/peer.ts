@@ -4,8 +4,8 @@ import {
   ATTR_MCP_TOOL_CALL_SERVER_VERSION,
   ATTR_MCP_TOOL_FAILURE_PEER_DECLARED,
 } from '../semconv.js';
-import { declaresExtension } from '@omcp/tool-failure/internal';
-import { isRecord, ownString, ownValue } from '../shared/safe.js';
+import { declaresExtension } from '@omcp/tool-failure';
+import { isRecord, ownString, ownValue } from '@omcp/tool-failure/wire';
 import { truncate } from '../shared/truncate.js';
 import type { ClientShape } from './shapes.js';
 

@@ -16,7 +16,7 @@ import {
   ATTR_MCP_TOOL_CALL_ATTEMPT,
   ATTR_RPC_RESPONSE_STATUS_CODE,
 } from '../semconv.js';
-import { readToolFailureMeta } from '@omcp/tool-failure/internal';
+import { readToolFailureMeta } from '@omcp/tool-failure';
 import type { ToolFailure } from '@omcp/tool-failure';
 import {
   operationAttributes,
@@ -34,7 +34,7 @@ import {
   responseInfo,
   runHook,
 } from '../shared/record.js';
-import { copyWith, field, ownString, ownValue } from '../shared/safe.js';
+import { copyWith, field, ownString, ownValue } from '@omcp/tool-failure/wire';
 import { secondsSince } from '../shared/metrics.js';
 import { truncate } from '../shared/truncate.js';
 import { errorTypeOf, isJsonRpcCodeType } from '../shared/error-type.js';

@@ -1,5 +1,5 @@
 import { negotiatedVersion, requestVersion } from '../shared/record.js';
-import { copyWith, field, isRecord, ownString, ownValue } from '../shared/safe.js';
+import { copyWith, field, isRecord, ownString, ownValue } from '@omcp/tool-failure/wire';
 
 /**
  * Where one MCP client implementation keeps what a client span reads, around the one method

@@ -7,7 +7,7 @@ import { requireFramework } from './peer.js';
 import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';
 import type { RetryableClient } from '../retry/with-tool-retry.js';
 import { withNoteInResult, type ResultOutputsOptions } from '@omcp/tool-failure';
-import { outputsOf } from '@omcp/tool-failure/internal';
+import { outputsOf } from '@omcp/tool-failure';
 
 requireFramework('ai-sdk', '@ai-sdk/mcp');
 

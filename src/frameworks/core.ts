@@ -3,7 +3,7 @@
 import { createToolRetry, type RetryableClient, type ToolRetry } from '../retry/with-tool-retry.js';
 import type { ToolRetryPolicy } from '../retry/types.js';
 import { toolFailureNoteOf } from '@omcp/tool-failure';
-import { isRecord, ownData } from '../shared/safe.js';
+import { isRecord, ownData } from '@omcp/tool-failure/wire';
 
 /** The options every framework adapter takes, named alike in each. */
 export interface FrameworkAdapterOptions {

@@ -11,8 +11,8 @@ import {
   TOOL_FAILURE_META_KEY,
   type ResultOutputsOptions,
 } from '@omcp/tool-failure';
-import { isRecord, ownData } from '../shared/safe.js';
-import { hasAssistantOutput, modelContentOf, outputsOf } from '@omcp/tool-failure/internal';
+import { isRecord, ownData } from '@omcp/tool-failure/wire';
+import { hasAssistantOutput, modelContentOf, outputsOf } from '@omcp/tool-failure';
 import type { RetryableClient } from '../retry/with-tool-retry.js';
 import type { ToolFailure } from '@omcp/tool-failure';
 

@@ -3,7 +3,7 @@
 // shape it has, and checked when wrapped.
 import { requireFramework } from './peer.js';
 import type { ToolRetry } from '../retry/with-tool-retry.js';
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/tool-failure/wire';
 import { retryEngineOf, type FrameworkAdapterOptions } from './core.js';
 import { FrameworkToolCalls } from './tool-calls.js';
 

@@ -2,7 +2,7 @@
 // (`@openai/agents-core`, also re-exported by `@openai/agents`). No import of the framework:
 // its MCP servers are reached through the shape they share.
 import { requireFramework } from './peer.js';
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/tool-failure/wire';
 import { readToolFailure } from '@omcp/tool-failure';
 import type { ToolFailure } from '@omcp/tool-failure';
 import { retryEngineOf, type FrameworkAdapterOptions } from './core.js';

@@ -1,7 +1,7 @@
 import type { TelemetrySource } from '../internal-types.js';
 import { traceOutgoingRequest, type RequestFn } from '../client/request.js';
 import { AI_SDK_CLIENT } from '../client/shapes.js';
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/tool-failure/wire';
 import type { Wrap } from './protocol.js';
 
 /** Supported `@ai-sdk/mcp` versions (one line, closed range). */

@@ -1,5 +1,5 @@
 import { noteThrown, runningCall, type ServerCall } from '../server/call-context.js';
-import { isRecord, ownValue } from '../shared/safe.js';
+import { isRecord, ownValue } from '@omcp/tool-failure/wire';
 import type { ErrorClassification } from '@omcp/tool-failure';
 import type { Wrap } from './protocol.js';
 

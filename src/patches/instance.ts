@@ -1,5 +1,5 @@
 import { wrapRequestHandler, wrapToolCallback } from '../server/handlers.js';
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/tool-failure/wire';
 import type { TelemetrySource } from '../internal-types.js';
 import { isAiSdkClient, patchAiSdkClient } from './ai-sdk-client.js';
 import {

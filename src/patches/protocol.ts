@@ -4,7 +4,7 @@ import { SDK_PROTOCOL } from '../client/shapes.js';
 import { traceConnectProbes } from '../client/discover-probe.js';
 import { wrapRequestHandler, wrapToolCallback } from '../server/handlers.js';
 import { tapTransport } from '../server/transport-tap.js';
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/tool-failure/wire';
 
 type AnyFn = (this: unknown, ...args: unknown[]) => unknown;
 /**

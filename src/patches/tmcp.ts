@@ -4,7 +4,7 @@ import { fallbackCall, noteThrown, type ServerCall } from '../server/call-contex
 import { failureResultOf } from '../server/handlers.js';
 import { endCall, finishServerCall, startServerCall } from '../server/server-call.js';
 import { errorTypeOf } from '../shared/error-type.js';
-import { isRecord } from '../shared/safe.js';
+import { isRecord } from '@omcp/tool-failure/wire';
 import type { Wrap } from './protocol.js';
 
 /** Supported `tmcp` versions (one line, closed range). */

@@ -1,5 +1,5 @@
 /** How long the flush at SIGTERM, SIGINT or `beforeExit` may take before the process goes on. */
-import { firstLineOf } from '../shared/first-line.js';
+import { firstLineOf } from '@omcp/tool-failure/wire';
 export const SHUTDOWN_TIMEOUT_MS = 5_000;
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { McpInstrumentation } from '../instrumentation.js';
 import { ExitGuard, type LineLoader } from './exit-guard.js';
 import { ExitHandlers } from './shutdown.js';
-import { loadClassificationRules } from '@omcp/tool-failure/internal';
+import { loadClassificationRules } from '@omcp/tool-failure';
 import { CAPTURE_MESSAGE_CONTENT_ENV, parseEnvFlag } from '../shared/config.js';
 import type { McpInstrumentationConfig } from '../types.js';
 import { onLoaderThread } from './loader-thread.js';

@@ -1,4 +1,4 @@
-import { summaryOfFailure, readFailureObject } from '@omcp/tool-failure/internal';
+import { summaryOfFailure, readFailureObject } from '@omcp/tool-failure';
 import type { ToolFailure, ToolFailureReading } from '@omcp/tool-failure';
 import type {
   DecideContext,

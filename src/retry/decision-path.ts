@@ -1,6 +1,6 @@
 import { context, type Context, type Span } from '@opentelemetry/api';
 import { hintsOf, retryHintsOf } from '../shared/tool-annotations.js';
-import { summaryOfFailure } from '@omcp/tool-failure/internal';
+import { summaryOfFailure } from '@omcp/tool-failure';
 import { circuitOutcomeOf, endOfStop, type AttemptOutcome } from './attempt-outcome.js';
 import { backoffDelay } from './backoff.js';
 import type { CircuitAdmission, CircuitBreaker } from './breaker.js';

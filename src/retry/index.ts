@@ -7,6 +7,7 @@ export { DEFAULT_BACKOFF } from './backoff.js';
 export { createRetryBudget } from './budget.js';
 export { createCircuitBreaker, DEFAULT_CIRCUIT_BREAKER } from './breaker.js';
 export { ATTEMPT_META_KEY } from '../shared/attempt-meta.js';
+export { isCircuitOpenAnswer } from './circuit-answer.js';
 export { getToolAnnotations, refreshToolAnnotations } from '../shared/tool-annotations.js';
 export type { RetryableClient, ToolRetry, ToolRetryClient } from './with-tool-retry.js';
 export type { TokenBucketRetryBudget } from './budget.js';

@@ -1,5 +1,5 @@
 import { context, trace, type Context } from '@opentelemetry/api';
-import { AbortLink } from '../shared/abort-link.js';
+import { AbortLink } from '@omcp/tool-failure/wire';
 import { withAttempt } from '../shared/attempt-context.js';
 import { withAttemptMeta } from '../shared/attempt-meta.js';
 import {
@@ -9,7 +9,7 @@ import {
   TOOL_FAILURE_META_KEY,
   readToolFailure,
 } from '@omcp/tool-failure';
-import { summaryOfClassification } from '@omcp/tool-failure/internal';
+import { summaryOfClassification } from '@omcp/tool-failure';
 import type { ToolFailureReading } from '@omcp/tool-failure';
 import { isExceptionSignal, isMetaKey, isRate } from '../shared/config.js';
 import { rememberToolList } from '../shared/tool-annotations.js';
@@ -37,7 +37,7 @@ import type {
   ToolCallReport,
   ToolRetryPolicy,
 } from './types.js';
-import { CONNECTION_CLOSED } from '../shared/jsonrpc.js';
+import { CONNECTION_CLOSED } from '@omcp/tool-failure/wire';
 
 /**
  * The client shape `withToolRetry` wraps. `Client` of `@modelcontextprotocol/sdk` 1.x

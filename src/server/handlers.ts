@@ -1,7 +1,7 @@
 import type { TelemetrySource } from '../internal-types.js';
-import { toolFailureResult } from '@omcp/tool-failure/internal';
+import { toolFailureResult } from '@omcp/tool-failure';
 import { isToolFailureError } from '@omcp/tool-failure';
-import { ownValue } from '../shared/safe.js';
+import { ownValue } from '@omcp/tool-failure/wire';
 import { noteThrown, serverCallTraceId } from './call-context.js';
 
 /**

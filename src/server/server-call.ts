@@ -25,7 +25,7 @@ import {
   rulePackFor,
   carriesExtensions,
   withDeclaration,
-} from '@omcp/tool-failure/internal';
+} from '@omcp/tool-failure';
 import { isToolFailureError, readToolFailure } from '@omcp/tool-failure';
 import type { ErrorClassifier, ToolFailure, ToolFailureReading } from '@omcp/tool-failure';
 import {
@@ -50,9 +50,9 @@ import {
 } from '../shared/record.js';
 import { relayed, relaying } from '../shared/relayed.js';
 import { attemptOfMeta } from '../shared/attempt-meta.js';
-import { copyWith, field, isRecord, ownString, ownValue } from '../shared/safe.js';
+import { copyWith, field, isRecord, ownString, ownValue } from '@omcp/tool-failure/wire';
 import { truncate } from '../shared/truncate.js';
-import { CALLER_ERRORS } from '../shared/jsonrpc.js';
+import { CALLER_ERRORS } from '@omcp/tool-failure/wire';
 import { CallContext, release, serverCallTraceId, type ServerCall } from './call-context.js';
 import { recordDiagnostics } from './failure-log.js';
 import { parentFor } from './parenting.js';

@@ -1,6 +1,6 @@
 import { context } from '@opentelemetry/api';
 import type { JsonRpcMessage, TelemetrySource, TransportLike } from '../internal-types.js';
-import { field, isRecord, ownValue } from '../shared/safe.js';
+import { field, isRecord, ownValue } from '@omcp/tool-failure/wire';
 import { fallbackCall, type ServerCall } from './call-context.js';
 import { OpenCalls } from './open-calls.js';
 import { endCall, finishServerCall, startServerCall } from './server-call.js';

@@ -1,4 +1,4 @@
-import { isRecord, ownValue } from './safe.js';
+import { isRecord, ownValue } from '@omcp/tool-failure/wire';
 
 /**
  * This package's own `_meta` key on a `tools/call` request: the attempt number (2, 3, ...) a

@@ -14,7 +14,7 @@ import {
   ATTR_SERVER_PORT,
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
 } from '../semconv.js';
-import { ownString, ownValue } from './safe.js';
+import { ownString, ownValue } from '@omcp/tool-failure/wire';
 
 const RESOURCE_METHODS = new Set([
   'resources/read',

@@ -5,7 +5,7 @@ import {
   compileClassificationRules,
   loadClassificationRules,
   type ClassificationRules,
-} from '@omcp/tool-failure/internal';
+} from '@omcp/tool-failure';
 
 /**
  * Applies defaults; a value of the wrong type or range falls back to the default, and `warn`

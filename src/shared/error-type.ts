@@ -1,5 +1,5 @@
-import { REQUEST_TIMEOUT } from './jsonrpc.js';
-import { isRecord, ownValue } from './safe.js';
+import { REQUEST_TIMEOUT } from '@omcp/tool-failure/wire';
+import { isRecord, ownValue } from '@omcp/tool-failure/wire';
 
 /** `error.type` of a request or call the caller cancelled (its signal aborted). */
 export const ERROR_TYPE_CANCELLED = 'cancelled';

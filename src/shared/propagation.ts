@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, propagation, type Context, type TextMapGetter } from '@opentelemetry/api';
-import { assignOwn, copyWith, isRecord, ownValue } from './safe.js';
+import { assignOwn, copyWith, isRecord, ownValue } from '@omcp/tool-failure/wire';
 
 const metaGetter: TextMapGetter<Record<string, unknown>> = {
   keys(carrier) {

@@ -11,14 +11,14 @@ import {
   ATTR_MCP_TOOL_FAILURE_PROBLEMS,
   ERROR_TYPE_VALUE_TOOL_ERROR,
 } from '../semconv.js';
-import { outputSelectorsOf, outputsOf } from '@omcp/tool-failure/internal';
+import { outputSelectorsOf, outputsOf } from '@omcp/tool-failure';
 import type { ToolFailure, ToolFailureReading } from '@omcp/tool-failure';
 import type { McpResponseInfo, McpSpanHook } from '../types.js';
 import { setFailureAttributes } from './failure-attributes.js';
 import { metricCode } from './metrics.js';
-import { field, ownString, ownValue } from './safe.js';
+import { field, ownString, ownValue } from '@omcp/tool-failure/wire';
 import { truncate } from './truncate.js';
-import { PROTOCOL_VERSION_META_KEY } from './envelope.js';
+import { PROTOCOL_VERSION_META_KEY } from '@omcp/tool-failure/wire';
 
 /** What a failing `tools/call` result left for the caller of `recordToolResult`. */
 export interface ToolResultFailure {

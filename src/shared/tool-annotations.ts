@@ -1,4 +1,4 @@
-import { isRecord, ownString, ownValue } from './safe.js';
+import { isRecord, ownString, ownValue } from '@omcp/tool-failure/wire';
 
 /** Tool annotations as the MCP schema defines them; all are untrusted hints. */
 export interface ToolAnnotations {

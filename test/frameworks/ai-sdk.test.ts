@@ -6,9 +6,9 @@
  * what the AI SDK's own conversion (`toModelOutput`) made of the tool result.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { toolFailureNote } from '../../src/tool-failure/model-note.js';
-import { TOOL_FAILURE_META_KEY } from '../../src/tool-failure/constants.js';
-import type { ToolFailure } from '../../src/tool-failure/types.js';
+import { toolFailureNote } from '../../packages/tool-failure/src/model-note.js';
+import { TOOL_FAILURE_META_KEY } from '../../packages/tool-failure/src/constants.js';
+import type { ToolFailure } from '../../packages/tool-failure/src/types.js';
 import { pack, type Packed } from '../packaging/install.js';
 import {
   expectDocumentedLinesIn,

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failedCallNote, retryEngineOf } from '../../src/frameworks/core.js';
 import { createToolRetry } from '../../src/retry/with-tool-retry.js';
-import { createToolFailure, toolFailureResult } from '../../src/tool-failure/build.js';
-import { toolFailureNote } from '../../src/tool-failure/model-note.js';
+import { createToolFailure, toolFailureResult } from '../../packages/tool-failure/src/build.js';
+import { toolFailureNote } from '../../packages/tool-failure/src/model-note.js';
 import type * as AiSdk from '../../src/frameworks/ai-sdk.js';
 import type * as LangChain from '../../src/frameworks/langchain.js';
 

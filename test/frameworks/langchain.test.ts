@@ -8,8 +8,8 @@
  * receiver on 127.0.0.1, so the trace is checked from the agent's span to the server's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolFailureNote } from '../../src/tool-failure/model-note.js';
-import type { ToolFailure } from '../../src/tool-failure/types.js';
+import { toolFailureNote } from '../../packages/tool-failure/src/model-note.js';
+import type { ToolFailure } from '../../packages/tool-failure/src/types.js';
 import { ATTR_MCP_TOOL_FAILURE_CLASS } from '../../src/semconv.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { pack, type Packed } from '../packaging/install.js';

@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { run, tempDir } from '../observability/helpers.js';
 import type { Runtime } from '../helpers/runtimes.js';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { NAME, npmInstall, runtimeEnv, type Packed } from '../packaging/install.js';
 
 /** The zero-code entry, as users start it. */

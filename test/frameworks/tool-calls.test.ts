@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createToolRetry } from '../../src/retry/with-tool-retry.js';
 import { ATTEMPT_META_KEY } from '../../src/shared/attempt-meta.js';
-import { toolFailure } from '../../src/tool-failure/build.js';
+import { toolFailure } from '../../packages/tool-failure/src/build.js';
 import { FrameworkToolCalls } from '../../src/frameworks/tool-calls.js';
-import { withNoteInResult as withNoteInContent } from '../../src/tool-failure/model-note.js';
+import { withNoteInResult as withNoteInContent } from '../../packages/tool-failure/src/model-note.js';
 import type { SendToolCall } from '../../src/frameworks/tool-calls.js';
 
 const busy = () =>

@@ -13,10 +13,10 @@ import {
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ATTR_MCP_TOOL_CALL_ATTEMPT } from '../../src/semconv.js';
 import { ATTEMPT_META_KEY, withToolRetry } from '../../src/retry/index.js';
-import { toolFailure } from '../../src/tool-failure/index.js';
+import { toolFailure } from '../../packages/tool-failure/src/index.js';
 import { McpServer, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
-import { sdkUpstream, throughProxy } from '../proxy/harness.js';
+import { sdkUpstream, throughProxy } from '../../packages/proxy/test/harness.js';
 
 const t = setupTelemetry();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignOwn, copyWith } from '../../src/shared/safe.js';
+import { assignOwn, copyWith } from '../../packages/tool-failure/src/wire/safe.js';
 
 const byName = (a: string | symbol, b: string | symbol): number =>
   String(a).localeCompare(String(b));

@@ -20,7 +20,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { negotiatedVersion, requestVersion, transportVersion } from '../../src/shared/record.js';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { serveOnLoopback, type WebHandler } from '../helpers/web-handler.js';
 

@@ -7,7 +7,7 @@ import {
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import { FailureTally } from '../../src/shared/metrics.js';
-import { ToolFailureError } from '../../src/tool-failure/index.js';
+import { ToolFailureError } from '../../packages/tool-failure/src/index.js';
 import { McpServer, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 

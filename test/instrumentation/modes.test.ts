@@ -9,7 +9,7 @@ import * as v1Mcp from '@modelcontextprotocol/sdk/server/mcp.js';
 import * as v2Client from '@modelcontextprotocol/client';
 import * as v2Server from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { Client, InMemoryTransport, McpServer } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 

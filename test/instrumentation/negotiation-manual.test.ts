@@ -9,7 +9,7 @@ import * as v2Server from '@modelcontextprotocol/server';
 import { SpanKind, trace } from '@opentelemetry/api';
 import { expect, it } from 'vitest';
 import { ATTR_MCP_TOOL_FAILURE_PEER_DECLARED as PEER_DECLARED } from '../../src/semconv.js';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { serveOnLoopback } from '../helpers/web-handler.js';
 

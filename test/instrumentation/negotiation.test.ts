@@ -29,7 +29,7 @@ import {
   ATTR_MCP_TOOL_FAILURE_PEER_DECLARED as PEER_DECLARED,
 } from '../../src/semconv.js';
 import { markRelaying } from '../../src/shared/relayed.js';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { serveOnLoopback, type WebHandler } from '../helpers/web-handler.js';
 

@@ -19,14 +19,14 @@ import {
   ATTR_MCP_TOOL_FAILURE_CODE,
   ATTR_MCP_TOOL_FAILURE_SOURCE,
 } from '../../src/semconv.js';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/constants.js';
-import { toolFailureNote } from '../../src/tool-failure/model-note.js';
-import type { ToolFailure } from '../../src/tool-failure/types.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/constants.js';
+import { toolFailureNote } from '../../packages/tool-failure/src/model-note.js';
+import type { ToolFailure } from '../../packages/tool-failure/src/types.js';
 import { withToolRetry } from '../../src/retry/index.js';
 import { FrameworkToolCalls } from '../../src/frameworks/tool-calls.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { serveOnLoopback } from '../helpers/web-handler.js';
-import { FAILURE, apps, conversational } from '../tool-failure/sep-3279-examples.js';
+import { FAILURE, apps, conversational } from '../../packages/tool-failure/test/sep-3279-examples.js';
 
 type ServerModule = typeof ServerTypes;
 type ClientModule = typeof ClientTypes;

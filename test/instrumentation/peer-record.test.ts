@@ -7,7 +7,7 @@ import type { Span } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { recordPeer } from '../../src/client/peer.js';
 import type { ClientShape } from '../../src/client/shapes.js';
-import { TOOL_FAILURE_META_KEY } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_META_KEY } from '../../packages/tool-failure/src/index.js';
 
 function spanRecorder() {
   const attributes: Record<string, unknown> = {};

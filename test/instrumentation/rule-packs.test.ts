@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpInstrumentationConfig } from '../../src/types.js';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
-import { RULE_PACKS, rulePackFor } from '../../src/tool-failure/rule-packs.js';
-import { compileClassificationRules } from '../../src/tool-failure/classification-rules.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
+import { RULE_PACKS, rulePackFor } from '../../packages/tool-failure/src/rule-packs.js';
+import { compileClassificationRules } from '../../packages/tool-failure/src/classification-rules.js';
 import { McpServer, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 

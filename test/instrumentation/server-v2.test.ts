@@ -6,7 +6,7 @@ import * as v2Client from '@modelcontextprotocol/client';
 import * as v2Server from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 
 const t = setupTelemetry({}, { patch: false });

@@ -7,7 +7,7 @@ import {
   TOOL_FAILURE_META_KEY as KEY,
   ToolFailureError,
   toolFailure,
-} from '../../src/tool-failure/index.js';
+} from '../../packages/tool-failure/src/index.js';
 import { Client, InMemoryTransport, McpServer, Server, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 

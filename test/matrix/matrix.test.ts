@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_NAME } from '../../src/version.js';
-import { TOOL_FAILURE_META_KEY } from '../../src/tool-failure/constants.js';
+import { TOOL_FAILURE_META_KEY } from '../../packages/tool-failure/src/constants.js';
 import { runtimes } from '../helpers/runtimes.js';
 import {
   FIXTURES_DIR,

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ATTR_MCP_TOOL_CALL_ATTEMPTS, ATTR_MCP_TOOL_FAILURE_CLASS } from '../../src/semconv.js';
-import { TOOL_FAILURE_CLASSES } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_CLASSES } from '../../packages/tool-failure/src/index.js';
 import { repoPath } from './helpers.js';
 
 type Pipeline = { receivers: string[]; processors?: string[]; exporters: string[] };

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { parseOtlpJson, type LookupSpan } from '../../src/lookup/index.js';
+import { parseOtlpJson, type LookupSpan } from '../../packages/mcp-failures/src/lookup/index.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { freePort, repoPath, startProgram, stopProgram, tempDir, type Started } from './helpers.js';
 

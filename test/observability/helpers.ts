@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { runMcpFailures } from '../../src/cli/lookup-command.js';
+import { runMcpFailures } from '../../packages/mcp-failures/src/cli/lookup-command.js';
 import { mkdtempSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runMcpFailures, type CliIo } from '../../src/cli/lookup-command.js';
+import { runMcpFailures, type CliIo } from '../../packages/mcp-failures/src/cli/lookup-command.js';
 import { startFakeJaeger, type FakeJaeger } from './fixtures/fake-jaeger.js';
 import {
   CUSTOM_CORRELATION_ID,

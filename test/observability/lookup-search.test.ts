@@ -11,7 +11,7 @@ import {
   ALERT_LOOKBACK_MS,
   parseTimeOrDuration,
   queriesFromAlertNotification,
-} from '../../src/lookup/index.js';
+} from '../../packages/mcp-failures/src/lookup/index.js';
 import { startFakeJaeger, type FakeJaeger } from './fixtures/fake-jaeger.js';
 import {
   CUSTOM_CORRELATION_ID,

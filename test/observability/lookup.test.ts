@@ -9,7 +9,7 @@ import {
   traceIdsFromTagSearch,
   type ChainNode,
   type LookupSpan,
-} from '../../src/lookup/index.js';
+} from '../../packages/mcp-failures/src/lookup/index.js';
 import {
   CUSTOM_CORRELATION_ID,
   GUIDANCE,

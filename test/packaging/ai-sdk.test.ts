@@ -12,7 +12,7 @@
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY } from '../../src/tool-failure/constants.js';
+import { TOOL_FAILURE_META_KEY } from '../../packages/tool-failure/src/constants.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { runtimes, type Runtime } from '../helpers/runtimes.js';
 import { aiSdkFixture } from '../matrix/cases.js';

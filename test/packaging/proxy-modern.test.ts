@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { envelopeHeaders, withEnvelope } from '../../src/shared/envelope.js';
+import { envelopeHeaders, withEnvelope } from '../../packages/tool-failure/src/wire/envelope.js';
 import { runtimes } from '../helpers/runtimes.js';
 import { newProject, node, npmInstall, pack, runtimeEnv } from './install.js';
 

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../observability/helpers.js';
 import { runtimes } from '../helpers/runtimes.js';
 import { node, npmInstall, pack, type Packed } from './install.js';
-import * as dataModel from '../../src/tool-failure/index.js';
+import * as dataModel from '../../packages/tool-failure/src/index.js';
 
 let packed: Packed;
 beforeAll(() => {

@@ -12,11 +12,11 @@ import {
   TOOL_FAILURE_META_KEY as KEY,
   toolFailure,
   type ToolFailure,
-} from '../../src/tool-failure/index.js';
+} from '../../packages/tool-failure/src/index.js';
 import { connectPair, Client, InMemoryTransport, McpServer } from '../helpers/mcp-v1.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
-import { throughProxy } from '../proxy/harness.js';
+import { throughProxy } from '../../packages/proxy/test/harness.js';
 
 const t = setupTelemetry();
 const root = fileURLToPath(new URL('../..', import.meta.url));

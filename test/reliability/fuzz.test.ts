@@ -18,7 +18,7 @@ import {
   classifyError,
   readToolFailure,
   TOOL_FAILURE_META_KEY,
-} from '../../src/tool-failure/index.js';
+} from '../../packages/tool-failure/src/index.js';
 import { Client, InMemoryTransport, Server } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { fuzzRuns, hostileJson, hostileObject, materialize, prototypeKeys } from './hostile.js';

@@ -22,9 +22,9 @@ import {
   TOOL_FAILURE_META_KEY as KEY,
   toolFailure,
   type ToolFailure,
-} from '../../src/tool-failure/index.js';
+} from '../../packages/tool-failure/src/index.js';
 import { InMemoryTransport, McpServer } from '../helpers/mcp-v1.js';
-import { throughProxy } from '../proxy/harness.js';
+import { throughProxy } from '../../packages/proxy/test/harness.js';
 
 /**
  * 1,000 concurrent `tools/call` through the relaying proxy, everything in this process and

@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withToolRetry } from '../../src/retry/index.js';
-import { TOOL_FAILURE_META_KEY, toolFailure } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_META_KEY, toolFailure } from '../../packages/tool-failure/src/index.js';
 import { connectPair, McpServer } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 

@@ -6,7 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_META_KEY, withToolRetry } from '../../src/retry/index.js';
 import { attemptOfMeta, withAttemptMeta } from '../../src/shared/attempt-meta.js';
-import { toolFailure } from '../../src/tool-failure/index.js';
+import { toolFailure } from '../../packages/tool-failure/src/index.js';
 import { McpServer, connectPair } from '../helpers/mcp-v1.js';
 
 describe('the attempt _meta key', () => {

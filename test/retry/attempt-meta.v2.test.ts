@@ -4,7 +4,7 @@ import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_META_KEY, withToolRetry } from '../../src/retry/index.js';
-import { toolFailure } from '../../src/tool-failure/index.js';
+import { toolFailure } from '../../packages/tool-failure/src/index.js';
 
 describe('attempt numbers with SDK 2.x', () => {
   it('attempts 2 and 3 carry _meta["dev.omcp/attempt"], attempt 1 does not', async () => {

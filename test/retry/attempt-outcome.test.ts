@@ -8,8 +8,8 @@ import {
   type AttemptOutcome,
 } from '../../src/retry/attempt-outcome.js';
 import type { RetryDecision } from '../../src/retry/index.js';
-import { TOOL_FAILURE_META_KEY as KEY } from '../../src/tool-failure/index.js';
-import type { FailureSummary } from '../../src/tool-failure/types.js';
+import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
+import type { FailureSummary } from '../../packages/tool-failure/src/types.js';
 import { fail, transient } from './mcp-v1-pair.js';
 
 const reliability: FailureSummary = {

@@ -5,9 +5,9 @@ import {
   TOOL_FAILURE_META_KEY,
   readToolFailure,
   toolFailure,
-} from '../../src/tool-failure/index.js';
+} from '../../packages/tool-failure/src/index.js';
 import type { DecideContext } from '../../src/retry/index.js';
-import type { ToolFailure, ToolFailureClass } from '../../src/tool-failure/index.js';
+import type { ToolFailure, ToolFailureClass } from '../../packages/tool-failure/src/index.js';
 
 const NOW = 1_800_000_000_000;
 const ctx = (over: Partial<DecideContext> = {}): DecideContext => ({

@@ -2,8 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { toolFailure } from '../../src/tool-failure/index.js';
-import type { ToolFailureInit } from '../../src/tool-failure/index.js';
+import { toolFailure } from '../../packages/tool-failure/src/index.js';
+import type { ToolFailureInit } from '../../packages/tool-failure/src/index.js';
 
 /** How a test tool answers on its n-th call (1-based). */
 export type Script = (n: number) => CallToolResult | Promise<CallToolResult>;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createRetryBudget, toolCallReportOf, withToolRetry } from '../../src/retry/index.js';
-import { TOOL_FAILURE_META_KEY, toolFailure } from '../../src/tool-failure/index.js';
+import { TOOL_FAILURE_META_KEY, toolFailure } from '../../packages/tool-failure/src/index.js';
 import type { GiveUpInfo, RetryEventInfo } from '../../src/retry/index.js';
 import { T0, drive, flush, useFakeTime } from './fake-time.js';
 import { fail, failTimes, ok, transient, v1Pair } from './mcp-v1-pair.js';

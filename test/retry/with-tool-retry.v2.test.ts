@@ -3,8 +3,8 @@ import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { withToolRetry } from '../../src/retry/index.js';
-import { toolFailure } from '../../src/tool-failure/index.js';
-import type { ToolFailureInit } from '../../src/tool-failure/index.js';
+import { toolFailure } from '../../packages/tool-failure/src/index.js';
+import type { ToolFailureInit } from '../../packages/tool-failure/src/index.js';
 import { T0, drive, flush, useFakeTime } from './fake-time.js';
 
 /** A real SDK 2.x client and server over a linked in-memory pair. */

@@ -109,10 +109,10 @@ describe('docs/api (the generated API reference)', () => {
     const runtime: Record<string, Record<string, unknown>> = {
       'root.md': await import('../../src/index.js'),
       'tool-failure.md': await import('../../src/deprecated/tool-failure.js'),
-      'omcp-tool-failure.md': await import('../../src/tool-failure/index.js'),
-      'omcp-tool-failure-internal.md': await import('../../src/tool-failure/internal.js'),
+      'omcp-tool-failure.md': await import('../../packages/tool-failure/src/index.js'),
+      'omcp-tool-failure-internal.md': await import('../../packages/tool-failure/src/internal.js'),
       'retry.md': await import('../../src/retry/index.js'),
-      'proxy.md': await import('../../src/proxy/index.js'),
+      'proxy.md': await import('../../packages/proxy/src/index.js'),
     };
     for (const [page, module] of Object.entries(runtime)) {
       const keys = Object.keys(module);

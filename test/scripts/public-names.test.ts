@@ -65,9 +65,9 @@ describe('public names', () => {
     const internal = exported.filter(({ entry }) => isInternal(entry.subpath));
     expect(internal.map(({ entry }) => entry.importPath)).toEqual([
       '@omcp/instrumentation-mcp/internal',
-      '@omcp/instrumentation-mcp/internal/start',
-      '@omcp/tool-failure/internal',
-      '@omcp/mcp-failure-proxy/internal',
+      '@omcp/instrumentation-mcp/executable',
+      '@omcp/tool-failure',
+      '@omcp/mcp-failure-proxy',
     ]);
     const publicNames = new Set(
       exported

@@ -5,8 +5,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { KIT_PACKAGE_NAME, KIT_PACKAGE_VERSION } from '../../src/check/version.js';
-import { PROXY_PACKAGE_NAME, PROXY_PACKAGE_VERSION } from '../../src/proxy/version.js';
+import { KIT_PACKAGE_NAME, KIT_PACKAGE_VERSION } from '../../packages/mcp-failures/src/check/version.js';
+import { PROXY_PACKAGE_NAME, PROXY_PACKAGE_VERSION } from '../../packages/proxy/src/version.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../src/version.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,0 +1,18 @@
+// `@omcp/mcp-failure-proxy`: the relaying proxy that preserves `_meta` (the `mcp-failure-proxy`
+// executable runs it). `@omcp/instrumentation-mcp/proxy` re-exports it, deprecated.
+export { createToolFailureProxy } from './proxy.js';
+export { ProxyHttpConfigError, serveStreamableHttp } from './http.js';
+export type { ProxyHttpEndpoint } from './http.js';
+export { DEFAULT_HTTP_LIMITS } from './http-limits.js';
+export type { ProxyHttpLimits } from './http-limits.js';
+export type {
+  ProxyHttpOptions,
+  ToolFailureProxy,
+  ToolFailureProxyOptions,
+  UpstreamTransportFactory,
+} from './types.js';
+// here may change in any release.
+export { createRequestGuard, refusalOf } from './http-guard.js';
+export { refusalBody } from './http-limits.js';
+export type { RefusalReason } from './http-limits.js';
+export { writeRefusal } from './http-refusal.js';
