@@ -229,7 +229,7 @@ function makeCopy(dir, knockout) {
   const dataModel = `${dir}/node_modules/@omcp/tool-failure`;
   for (const [file, text, replacement] of knockout === undefined ? [] : editsOf(knockout)) {
     const path = file.startsWith('tool-failure/')
-      ? `${dataModel}/dist/esm/${file}`
+      ? `${dataModel}/dist/esm/${file.slice('tool-failure/'.length)}`
       : `${dir}/esm/${file}`;
     const source = readFileSync(path, 'utf8');
     const count = source.split(text).length - 1;

@@ -1,44 +1,47 @@
-// A copy of the root package placed somewhere, as an install places it, instead of an install of
-// its tarball: for the tests and benches that need the built package in a tree of their own. The
-// workspace packages it depends on (`@omcp/tool-failure`, the proxy, the kit) go beside it in
-// `<into>/node_modules`, each as npm pack ships it (its package.json and `files`).
+// A copy of a workspace package placed somewhere, as an install places it, instead of an install
+// of its tarball: for the tests and benches that need a built package in a tree of their own.
+// The workspace packages it depends on go beside it in `<into>/node_modules`, each as npm pack
+// ships it (its package.json and `files`).
 import { cpSync, existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ROOT, linkUnderOwnName, manifestOf, workspaceDependencies } from './workspace.mjs';
+import { ROOT, manifestOf, workspaceDependencies } from './workspace.mjs';
+
+/** What the package in `from` ships (package.json and its `files`, negations honoured) in `into`. */
+function copyShipped(from, into) {
+  const files = manifestOf(from).files ?? [];
+  const left = files.filter((f) => f.startsWith('!')).map((f) => join(from, f.slice(1)));
+  const leftOut = (src) =>
+    left.some(
+      (l) => src === l || src.startsWith(`${l}/`) || (l.includes('*') && globMatch(l, src)),
+    );
+  const kept = (src) => basename(src) !== 'node_modules' && !leftOut(src);
+  for (const entry of ['package.json', ...files.filter((f) => !f.startsWith('!'))])
+    if (existsSync(join(from, entry)))
+      cpSync(join(from, entry), join(into, entry), { recursive: true, filter: kept });
+}
+
+/** Whether `path` matches `pattern`, whose `*` stands for any run of characters but `/`. */
+function globMatch(pattern, path) {
+  const source = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${source.join('[^/]*')}$`).test(path);
+}
 
 /**
- * Copies every workspace package the root of the checkout at `from` (this repository by default;
- * a commit's export for `bench:compare`) depends on into `into`/node_modules, from the workspace
- * folder of that name; returns the names (none for a checkout with no such package). The packages
- * that run on the root (the proxy, the kit) find it by walking up from their folder in an
- * install; here `into` stands for the root, so its name is linked to `into` where they look.
+ * Copies every workspace package that the package in `dir` (of the checkout at `root`; the root
+ * package of this repository by default) depends on into `into`/node_modules; returns the names.
  */
-export function copyWorkspaceDependencies(into, from = ROOT) {
-  const found = workspaceDependencies(from, from);
-  for (const { name, dir } of found) {
-    const target = join(into, 'node_modules', name);
-    for (const entry of ['package.json', ...(manifestOf(dir).files ?? [])])
-      if (existsSync(join(dir, entry)))
-        cpSync(join(dir, entry), join(target, entry), { recursive: true });
-  }
-  if (found.length > 0) linkUnderOwnName(into, manifestOf(from).name);
+export function copyWorkspaceDependencies(into, dir = ROOT, root = dir) {
+  const found = workspaceDependencies(dir, root);
+  for (const { name, dir: from } of found) copyShipped(from, join(into, 'node_modules', name));
   return found.map(({ name }) => name);
 }
 
 /**
- * A copy of what the root package of the checkout at `from` ships (package.json and its `files`,
- * no node_modules folder) in `into`, with the workspace packages it depends on; returns `into`.
+ * A copy of what the package in `from` ships in `into`, with the workspace packages it depends on
+ * beside it; returns `into`. `root` is the checkout `from` belongs to.
  */
-export function copyPackage(into, from = ROOT) {
-  const files = manifestOf(from).files ?? [];
-  // `files` entries that start with `!` leave a path out, as npm pack does.
-  const left = files.filter((f) => f.startsWith('!')).map((f) => join(from, f.slice(1)));
-  const kept = (src) =>
-    basename(src) !== 'node_modules' && !left.some((l) => src === l || src.startsWith(`${l}/`));
-  for (const entry of ['package.json', ...files.filter((f) => !f.startsWith('!'))]) {
-    if (!existsSync(join(from, entry))) continue;
-    cpSync(join(from, entry), join(into, entry), { recursive: true, filter: kept });
-  }
-  copyWorkspaceDependencies(into, from);
+export function copyPackage(into, from = ROOT, root = ROOT) {
+  copyShipped(from, into);
+  copyWorkspaceDependencies(into, from, root);
   return into;
 }

@@ -4,7 +4,7 @@ export interface WorkspacePackage {
   dir: string;
   /** Its name in package.json. */
   name: string;
-  /** The folders of its own sources, relative to the root, each ending in `/` (`src/proxy/`). */
+  /** Its source folder, relative to the root, ending in `/` (`packages/proxy/src/`). */
   sources: string[];
 }
 
@@ -26,8 +26,5 @@ export function workspaceDependencies(
 /** The package whose own sources hold `file` (relative to the root), if any. */
 export function homeOf(packages: WorkspacePackage[], file: string): WorkspacePackage | undefined;
 
-/** The absolute path of executable `bin` as its home package in this checkout declares it. */
+/** The absolute path of executable `bin` as the workspace package that declares it has it. */
 export function binPath(bin: string, root?: string): string;
-
-/** Links `<dir>/node_modules/<name>` (`dir`'s package's name by default) to `dir`, unless something is there. */
-export function linkUnderOwnName(dir: string, name?: string): void;

@@ -1,9 +1,8 @@
-// The packages of this workspace, read from the manifests: the root, then each folder its
-// `workspaces` lists, with the folders of their own sources (from each tsconfig.json `include`)
-// and their executables. The one reading of the layout for the build's helpers, the API
+// The packages of this workspace, read from the manifests: the root, then each other folder its
+// `workspaces` lists, each with its own `src/`. The one reading of the layout for the API
 // reference, the tests and the benches.
-import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -12,24 +11,18 @@ export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const manifestOf = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 
 /**
- * The packages of the workspace at `root`: `{ dir, name, sources }`, the root first, where
- * `sources` are the folders (relative to `root`, each ending in `/`) that hold the package's own
- * source files. The root's is src/ (a file there is the root's unless a workspace package's folder
- * holds it: `homeOf`); a workspace package's are the folders of the `include` of its
- * tsconfig.json (each a folder's `**\/*.ts`).
+ * The packages of the workspace at `root`: `{ dir, name, sources }`, the root first, where `dir`
+ * is the package's folder relative to `root` and `sources` its source folder (ending in `/`).
  */
 export function workspacePackages(root = ROOT) {
   const top = manifestOf(root);
-  const members = (top.workspaces ?? []).map((folder) => {
-    const dir = join(root, folder);
-    const config = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8'));
-    const sources = (config.include ?? []).map((include) => {
-      if (typeof include !== 'string' || !include.endsWith('/**/*.ts'))
-        throw new Error(`workspace: ${folder}/tsconfig.json must include folders' **/*.ts only`);
-      return `${relative(root, resolve(dir, include.slice(0, -'**/*.ts'.length)))}/`;
-    });
-    return { dir: folder, name: manifestOf(dir).name, sources };
-  });
+  const members = (top.workspaces ?? [])
+    .filter((folder) => folder !== '.')
+    .map((folder) => ({
+      dir: folder,
+      name: manifestOf(join(root, folder)).name,
+      sources: [`${folder}/src/`],
+    }));
   return [{ dir: '.', name: top.name, sources: ['src/'] }, ...members];
 }
 
@@ -39,7 +32,7 @@ export function workspacePackages(root = ROOT) {
  * `{ name, dir }` with `dir` absolute. What an install of `dir`'s package brings of the workspace.
  */
 export function workspaceDependencies(dir = ROOT, root = ROOT) {
-  const folders = (manifestOf(root).workspaces ?? []).map((w) => join(root, w));
+  const folders = (manifestOf(root).workspaces ?? ['.']).map((w) => join(root, w));
   const byName = new Map(folders.map((folder) => [manifestOf(folder).name, folder]));
   const found = new Map();
   const visit = (from) => {
@@ -56,39 +49,14 @@ export function workspaceDependencies(dir = ROOT, root = ROOT) {
 
 /** The package (of `workspacePackages`) whose own sources hold `file` (relative to the root). */
 export function homeOf(packages, file) {
-  const within = (p) => p.sources.some((folder) => file.startsWith(folder));
-  return packages.slice(1).find(within) ?? (within(packages[0]) ? packages[0] : undefined);
+  return packages.find((p) => p.sources.some((folder) => file.startsWith(folder)));
 }
 
-/**
- * The absolute path of executable `bin` as its home package in this checkout declares it (the
- * workspace package whose `bin` names it; the root's executables of the same names are the
- * deprecated ones that run these).
- */
+/** The absolute path of executable `bin` as the workspace package that declares it has it. */
 export function binPath(bin, root = ROOT) {
-  for (const { dir } of workspacePackages(root).slice(1)) {
+  for (const { dir } of workspacePackages(root)) {
     const target = manifestOf(join(root, dir)).bin?.[bin];
     if (target !== undefined) return join(root, dir, target);
   }
   throw new Error(`workspace: no package of ${root} has the executable ${bin}`);
-}
-
-/**
- * Links `<dir>/node_modules/<name>` (the name of `dir`'s package unless given) to `dir`, unless something is there (a link,
- * even a dangling one, included): where the packages that run on the root (the proxy, the kit)
- * look for it by walking up, as an install places it beside them. npm links the workspace
- * packages, not the root; the build links this repository, and a copy of the package is linked
- * to itself.
- */
-export function linkUnderOwnName(dir, name = manifestOf(dir).name) {
-  const link = join(dir, 'node_modules', name);
-  let present = existsSync(link);
-  try {
-    present ||= lstatSync(link).isSymbolicLink();
-  } catch {
-    // Nothing there.
-  }
-  if (present) return;
-  mkdirSync(dirname(link), { recursive: true });
-  symlinkSync(relative(dirname(link), dir), link, 'dir');
 }

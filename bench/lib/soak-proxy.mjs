@@ -2,7 +2,7 @@
 // (sessionful or --stateless) in front of a stdio or HTTP upstream, relays `calls` tool calls
 // whose arguments are `argBytes` long, with `concurrency` in flight; after every `every` calls,
 // with none in flight, its heap after GC and resident set are read (soak-probe.cjs). Used by
-// bench/soak.mjs at full scale and by test/proxy/soak.test.ts at a small one.
+// bench/soak.mjs at full scale and by packages/proxy/test/soak.test.ts at a small one.
 import { PATIENT_PROXY, startHelper, startMeasured } from './soak-process.mjs';
 import { WireClient } from './soak-wire.mjs';
 import { binPath } from '../../scripts/workspace.mjs';

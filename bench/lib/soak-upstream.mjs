@@ -1,4 +1,4 @@
-// The upstream MCP server of the soak (bench/soak.mjs, test/proxy/soak.test.ts): over stdio
+// The upstream MCP server of the soak (bench/soak.mjs, packages/proxy/test/soak.test.ts): over stdio
 // (argv "stdio") or Streamable HTTP on 127.0.0.1, sessionful (argv "http": it prints
 // "listening <url>" on stdout). Tool "sink" takes any arguments and answers with their size;
 // tool "flaky" (idempotent) fails the first attempt of every other call (an even number before

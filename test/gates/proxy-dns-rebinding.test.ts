@@ -28,7 +28,7 @@ describe('official conformance suite: dns-rebinding-protection against mcp-failu
         '127.0.0.1:0',
         '--',
         process.execPath,
-        'test/fixtures/proxy/flaky-server.mjs',
+        'packages/proxy/test/fixtures/flaky-server.mjs',
       ],
       { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
     );

@@ -124,11 +124,13 @@ describe('docs/api (the generated API reference)', () => {
   it('gives each name its kind, its file and the first sentence of its doc comment', () => {
     const page = generated.pages.get('omcp-tool-failure.md') ?? '';
     expect(page).toContain(
-      '| `ToolFailureError` | class | `src/tool-failure/error.ts` | An error a tool handler throws to fail with a given classification. |',
+      '| `ToolFailureError` | class | `packages/tool-failure/src/error.ts` | An error a tool handler throws to fail with a given classification. |',
     );
-    expect(page).toContain('| `TOOL_FAILURE_META_KEY` | const | `src/tool-failure/constants.ts` |');
-    expect(page).toContain('| `ToolFailure` | interface | `src/tool-failure/types.ts` |');
-    expect(page).toContain('| `ErrorClassifier` | type | `src/tool-failure/types.ts` |');
+    expect(page).toContain(
+      '| `TOOL_FAILURE_META_KEY` | const | `packages/tool-failure/src/constants.ts` |',
+    );
+    expect(page).toContain('| `ToolFailure` | interface | `packages/tool-failure/src/types.ts` |');
+    expect(page).toContain('| `ErrorClassifier` | type | `packages/tool-failure/src/types.ts` |');
     expect(page).toMatch(
       /\| `classifyError` \| function \| [^|]+ \| Maps a thrown error to a tool-failure classification\. \|/,
     );

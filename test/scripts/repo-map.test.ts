@@ -5,7 +5,10 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { KIT_PACKAGE_NAME, KIT_PACKAGE_VERSION } from '../../packages/mcp-failures/src/check/version.js';
+import {
+  KIT_PACKAGE_NAME,
+  KIT_PACKAGE_VERSION,
+} from '../../packages/mcp-failures/src/check/version.js';
 import { PROXY_PACKAGE_NAME, PROXY_PACKAGE_VERSION } from '../../packages/proxy/src/version.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../src/version.js';
 
@@ -100,13 +103,13 @@ describe('the repository map', () => {
   it.each([
     { file: 'src/version.ts', dir: '.', name: PACKAGE_NAME, version: PACKAGE_VERSION },
     {
-      file: 'src/proxy/version.ts',
+      file: 'packages/proxy/src/version.ts',
       dir: 'packages/proxy',
       name: PROXY_PACKAGE_NAME,
       version: PROXY_PACKAGE_VERSION,
     },
     {
-      file: 'src/check/version.ts',
+      file: 'packages/mcp-failures/src/check/version.ts',
       dir: 'packages/mcp-failures',
       name: KIT_PACKAGE_NAME,
       version: KIT_PACKAGE_VERSION,

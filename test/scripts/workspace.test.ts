@@ -1,49 +1,89 @@
-// The layout of the workspace is read from the manifests (scripts/workspace.mjs); the places that
-// must restate it for tools that cannot read it (tsc's exclude, npm's `files`) are checked here
-// against that one reading, so a package added or moved cannot leave the root building or
-// shipping its sources.
-import { readFileSync } from 'node:fs';
+// The layout of the workspace, read from the manifests (scripts/workspace.mjs): each package owns
+// its folder (its src/ and test/), the dependencies between the packages run one way, and the
+// build's project references follow them, so `tsc -b` orders the builds by itself.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   ROOT,
   homeOf,
+  manifestOf,
   workspaceDependencies,
   workspacePackages,
 } from '../../scripts/workspace.mjs';
 
-const read = (file: string) =>
-  JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as Record<string, unknown>;
-const members = workspacePackages().slice(1);
-const folders = members.flatMap((m) => m.sources).map((f) => f.replace(/\/$/, ''));
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+const packages = workspacePackages();
+const names = new Set(packages.map((p) => p.name));
+const manifest = (dir: string) => manifestOf(join(ROOT, dir)) as unknown as Manifest;
+const own = (dir: string) =>
+  Object.keys(manifest(dir).dependencies ?? {}).filter((name) => names.has(name));
 
 describe('the workspace layout', () => {
-  it('gives each package its own folders of src/, none shared', () => {
-    expect(folders.length).toBeGreaterThanOrEqual(members.length);
-    expect(new Set(folders).size).toBe(folders.length);
-    expect(homeOf(workspacePackages(), 'src/proxy/proxy.ts')?.name).toBe('@omcp/mcp-failure-proxy');
-    expect(homeOf(workspacePackages(), 'src/lookup/chain.ts')?.name).toBe('@omcp/mcp-failures');
-    expect(homeOf(workspacePackages(), 'src/retry/decide.ts')?.name).toBe(
-      read('package.json').name,
+  it('gives each package its own folder with src/, test/, a README and a manifest', () => {
+    expect(packages.map((p) => p.name)).toEqual([
+      '@omcp/instrumentation-mcp',
+      '@omcp/tool-failure',
+      '@omcp/mcp-failure-proxy',
+      '@omcp/mcp-failures',
+    ]);
+    for (const { dir } of packages)
+      for (const entry of ['src', 'test', 'README.md', 'package.json'])
+        expect(existsSync(join(ROOT, dir, entry)), `${dir}/${entry}`).toBe(true);
+    expect(homeOf(packages, 'packages/proxy/src/proxy.ts')?.name).toBe('@omcp/mcp-failure-proxy');
+    expect(homeOf(packages, 'packages/mcp-failures/src/lookup/chain.ts')?.name).toBe(
+      '@omcp/mcp-failures',
     );
+    expect(homeOf(packages, 'src/retry/decide.ts')?.name).toBe('@omcp/instrumentation-mcp');
   });
 
-  it("leaves every other package's folders out of the root's build and tarball", () => {
-    const build = read('tsconfig.build.json') as { exclude: string[] };
-    const files = (read('package.json') as { files: string[] }).files;
-    for (const folder of folders) {
-      expect(build.exclude, `tsconfig.build.json exclude ${folder}`).toContain(folder);
-      expect(files, `package.json files !${folder}`).toContain(`!${folder}`);
-    }
-  });
-
-  it('has the root depend on every other package, and the proxy on the data model', () => {
-    const names = workspaceDependencies()
-      .map((d) => d.name)
-      .sort();
-    expect(names).toEqual(members.map((m) => m.name).sort());
-    expect(workspaceDependencies(join(ROOT, 'packages/proxy')).map((d) => d.name)).toEqual([
+  it('has the dependencies run one way: data model <- instrumentation <- proxy <- kit', () => {
+    expect(own('packages/tool-failure')).toEqual([]);
+    expect(own('.')).toEqual(['@omcp/tool-failure']);
+    expect(own('packages/proxy').sort()).toEqual([
+      '@omcp/instrumentation-mcp',
       '@omcp/tool-failure',
     ]);
+    expect(own('packages/mcp-failures').sort()).toEqual([
+      '@omcp/instrumentation-mcp',
+      '@omcp/mcp-failure-proxy',
+      '@omcp/tool-failure',
+    ]);
+    // No package reaches another of the workspace as a peer, optional or not.
+    for (const { dir } of packages) {
+      const m = manifest(dir);
+      for (const field of [m.peerDependencies, m.optionalDependencies])
+        expect(
+          Object.keys(field ?? {}).filter((n) => names.has(n)),
+          dir,
+        ).toEqual([]);
+    }
+    // And no cycle: nothing a package depends on depends back on it.
+    for (const { dir, name } of packages)
+      for (const dep of workspaceDependencies(join(ROOT, dir)))
+        expect(
+          workspaceDependencies(dep.dir).map((d) => d.name),
+          `${dep.name} on ${name}`,
+        ).not.toContain(name);
+  });
+
+  it("has each package's build reference the builds of the packages it depends on", () => {
+    const byName = new Map(packages.map((p) => [p.name, p.dir]));
+    for (const { dir } of packages) {
+      const config = JSON.parse(readFileSync(join(ROOT, dir, 'tsconfig.build.json'), 'utf8')) as {
+        references?: Array<{ path: string }>;
+      };
+      const referenced = (config.references ?? []).map((r) => join(dir, r.path)).sort();
+      const expected = own(dir)
+        .map((name) => join(byName.get(name)!, 'tsconfig.build.json'))
+        .sort();
+      expect(referenced, dir).toEqual(expected);
+    }
   });
 });

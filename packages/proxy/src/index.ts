@@ -1,5 +1,6 @@
 // `@omcp/mcp-failure-proxy`: the relaying proxy that preserves `_meta` (the `mcp-failure-proxy`
-// executable runs it). `@omcp/instrumentation-mcp/proxy` re-exports it, deprecated.
+// executable runs it), its Streamable HTTP front, and that front's request guard and refusals,
+// for a server that should refuse as the proxy does (the conformance kit's scripted server).
 export { createToolFailureProxy } from './proxy.js';
 export { ProxyHttpConfigError, serveStreamableHttp } from './http.js';
 export type { ProxyHttpEndpoint } from './http.js';
@@ -11,7 +12,6 @@ export type {
   ToolFailureProxyOptions,
   UpstreamTransportFactory,
 } from './types.js';
-// here may change in any release.
 export { createRequestGuard, refusalOf } from './http-guard.js';
 export { refusalBody } from './http-limits.js';
 export type { RefusalReason } from './http-limits.js';

@@ -8,7 +8,7 @@ import { TOOL_FAILURE_META_KEY as KEY } from '../../tool-failure/src/index.js';
 import { INVALID_PARAMS } from '../../tool-failure/src/wire/jsonrpc.js';
 import { baseEnv, startCli } from './cli-process.js';
 
-const FIXTURE = 'test/fixtures/proxy/attack-server.mjs';
+const FIXTURE = 'packages/proxy/test/fixtures/attack-server.mjs';
 const TOKEN = `tok-${randomUUID()}`;
 
 type Message = {

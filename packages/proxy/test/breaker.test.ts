@@ -149,7 +149,7 @@ describe('proxy circuit breaker', () => {
   });
 
   it('transport errors count: an upstream that keeps dropping the call opens it', async () => {
-    // Circuits are kept for listed tools only (test/proxy/attacks.test.ts): the upstream lists it.
+    // Circuits are kept for listed tools only (packages/proxy/test/attacks.test.ts): the upstream lists it.
     const up = scriptedUpstream((method) =>
       method === 'tools/call'
         ? 'close'

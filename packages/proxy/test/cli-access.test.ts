@@ -14,7 +14,7 @@ import { Client, McpServer } from '../../../test/helpers/mcp-v1.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../../test/helpers/otlp-receiver.js';
 import { CLI, root, startCli, telemetryEnv } from './cli-process.js';
 
-const FIXTURE = 'test/fixtures/proxy/flaky-server.mjs';
+const FIXTURE = 'packages/proxy/test/fixtures/flaky-server.mjs';
 const TOKEN = `tok-${randomUUID()}`;
 const UPSTREAM_SECRET = `up-${randomUUID()}`;
 

@@ -12,7 +12,7 @@ import { binPath } from '../../../scripts/workspace.mjs';
 const t = setupTelemetry();
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const CLI = binPath('mcp-failure-proxy');
-const FIXTURE = 'test/fixtures/proxy/flaky-server.mjs';
+const FIXTURE = 'packages/proxy/test/fixtures/flaky-server.mjs';
 
 function telemetryEnv(receiver: OtlpReceiver): Record<string, string> {
   const env: Record<string, string> = {};

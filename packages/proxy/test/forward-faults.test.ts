@@ -1,5 +1,5 @@
-// The pure decisions behind the proxy's fault classes (src/proxy/forward.ts) and the route of an
-// upstream notification (src/proxy/downstreams.ts), directly.
+// The pure decisions behind the proxy's fault classes (packages/proxy/src/forward.ts) and the route of an
+// upstream notification (packages/proxy/src/downstreams.ts), directly.
 import { describe, expect, it } from 'vitest';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { routeOf, type Downstream, type RelatedSender } from '../src/downstreams.js';

@@ -1,13 +1,9 @@
-// The in-flight limits counted in requests (src/proxy/http-admission.ts), directly: what a POST
+// The in-flight limits counted in requests (packages/proxy/src/http-admission.ts), directly: what a POST
 // holds while read and once admitted, and what it gives back.
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HTTP_LIMITS } from '../src/http-limits.js';
-import {
-  InFlightLimits,
-  requestIdsOf,
-  type SessionCounts,
-} from '../src/http-admission.js';
+import { InFlightLimits, requestIdsOf, type SessionCounts } from '../src/http-admission.js';
 
 const limits = { ...DEFAULT_HTTP_LIMITS, maxInFlightPerSession: 3, maxInFlight: 4 };
 const session = (): SessionCounts => ({ inFlight: 0, ids: new Set() });

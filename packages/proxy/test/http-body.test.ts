@@ -1,4 +1,4 @@
-// The body reader of the proxy's Streamable HTTP endpoint (src/proxy/http-body.ts), directly:
+// The body reader of the proxy's Streamable HTTP endpoint (packages/proxy/src/http-body.ts), directly:
 // each body within its own limit and the endpoint's budget of bytes held, given back every time.
 import type { IncomingHttpHeaders } from 'node:http';
 import { PassThrough } from 'node:stream';

@@ -1,4 +1,4 @@
-// The session table of the proxy's Streamable HTTP endpoint (src/proxy/http-sessions.ts),
+// The session table of the proxy's Streamable HTTP endpoint (packages/proxy/src/http-sessions.ts),
 // directly, with fake transports and fake timers: sessions counted while opening, entered once
 // named, kept from idling while a request is open, expired after sessionIdleMs, gone on close.
 import { EventEmitter } from 'node:events';

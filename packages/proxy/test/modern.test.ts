@@ -16,11 +16,7 @@ import { CHECK_EXIT } from '../../mcp-failures/src/cli/check-common.js';
 import { runCheckProxy } from '../../mcp-failures/src/cli/check-proxy-command.js';
 import { PROXY_EXIT, parseProxyArgs } from '../src/args.js';
 import { createToolFailureProxy } from '../src/index.js';
-import {
-  ProxyHttpConfigError,
-  serveStreamableHttp,
-  type ProxyHttpEndpoint,
-} from '../src/http.js';
+import { ProxyHttpConfigError, serveStreamableHttp, type ProxyHttpEndpoint } from '../src/http.js';
 import type { ToolFailureProxy } from '../src/types.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../tool-failure/src/index.js';
 import { McpServer } from '../../../test/helpers/mcp-v1.js';
@@ -357,7 +353,7 @@ describe('mcp-failures check proxy --revision 2026-07-28', () => {
     let stderr = '';
     const code = await runCheckProxy(['check', 'proxy', ...argv], {
       self: [process.execPath, bin],
-      vectors: join(root, 'conformance', 'intermediary-cases.json'),
+      vectors: join(root, 'packages', 'mcp-failures', 'conformance', 'intermediary-cases.json'),
       writeFile: async () => undefined,
       stdout: () => undefined,
       stderr: (t) => void (stderr += t),

@@ -50,7 +50,7 @@ describe('AbortLink', () => {
     // The SDK's pattern: a listener added to the request's signal and never removed, holding
     // the request. 2,000 requests of 10 KB each on one long-lived parent: after GC none is left.
     const script = `
-      const { AbortLink } = await import(${JSON.stringify(new URL('../../../dist/esm/shared/abort-link.js', import.meta.url).href)});
+      const { AbortLink } = await import(${JSON.stringify(new URL('../dist/esm/wire/abort-link.js', import.meta.url).href)});
       const parent = new AbortController().signal;
       const refs = [];
       let request = (i) => {

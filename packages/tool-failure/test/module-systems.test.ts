@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
-const fixtures = fileURLToPath(new URL('../../../test/fixtures/module-systems/', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const fixtures = fileURLToPath(new URL('./fixtures/module-systems/', import.meta.url));
 
 function run(file: string): {
   exports: string[];

@@ -19,7 +19,7 @@ const validate = ajv.compile(schema);
 describe('tool-failure JSON Schema (draft 2020-12)', () => {
   it('is exported under the package subpath', () => {
     const require = createRequire(import.meta.url);
-    expect(require('@omcp/instrumentation-mcp/schema/tool-failure.schema.json')).toEqual(schema);
+    expect(require('@omcp/tool-failure/schema/tool-failure.schema.json')).toEqual(schema);
   });
 
   it('accepts the proposal example object (governance / auth_required)', () => {

@@ -5,7 +5,7 @@
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createToolFailure, toolFailure } from '@omcp/instrumentation-mcp/tool-failure';
+import { createToolFailure, toolFailure } from '@omcp/tool-failure';
 import { z } from 'zod';
 
 const flaky = Number(process.env.FLAKY_FAILURES ?? '1');

@@ -4,7 +4,7 @@
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { toolFailure } from '@omcp/instrumentation-mcp/tool-failure';
+import { toolFailure } from '@omcp/tool-failure';
 
 const callsFile = process.env.CALLS_FILE;
 const seen = new Map();

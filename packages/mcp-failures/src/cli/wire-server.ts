@@ -3,7 +3,7 @@
  * newline-delimited JSON-RPC on stdio, and Streamable HTTP on 127.0.0.1. Every request the HTTP
  * side refuses (foreign Host or Origin, another path, another method, a body over the cap, a body
  * that is not JSON) gets the proxy's answer from its one table (`REFUSALS`,
- * src/proxy/http-limits.ts), with the proxy's body cap.
+ * packages/proxy/src/http-limits.ts), with the proxy's body cap.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -47,8 +47,8 @@ describe('the rule registry', () => {
 
   it('every rule the client and intermediary vectors name is in the registry', () => {
     const named = [
-      ...idsOf(read('conformance/client-scenarios.json')),
-      ...idsOf(read('conformance/intermediary-cases.json')),
+      ...idsOf(read('packages/mcp-failures/conformance/client-scenarios.json')),
+      ...idsOf(read('packages/mcp-failures/conformance/intermediary-cases.json')),
     ].map((quoted) => quoted.slice(1, -1));
     expect(named.length).toBeGreaterThan(10);
     for (const id of named) expect(ruleById(id), id).toBeDefined();

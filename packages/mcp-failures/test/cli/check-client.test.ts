@@ -2,7 +2,7 @@
  * `mcp-failures check client` end to end: the built executable (run `npm run build` first)
  * against this package's retry client (withToolRetry over the SDK Client, stdio and Streamable
  * HTTP), a client written without the SDK (plain JSON-RPC over stdio) and its deliberately broken
- * variants (test/fixtures/check/); then the command in-process for usage errors.
+ * variants (packages/mcp-failures/test/fixtures/check/); then the command in-process for usage errors.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { binPath } from '../../../../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const bin = binPath('mcp-failures');
-const fixtures = join(root, 'test', 'fixtures', 'check');
+const fixtures = join(root, 'packages', 'mcp-failures', 'test', 'fixtures', 'check');
 const plain = join(fixtures, 'plain-client.mjs');
 const retrying = join(fixtures, 'retry-client.mjs');
 

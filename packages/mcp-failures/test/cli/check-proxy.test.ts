@@ -1,7 +1,7 @@
 /**
  * `mcp-failures check proxy` end to end: the built executable (run `npm run build` first) around
  * this package's mcp-failure-proxy in its stdio and Streamable HTTP forms, and around a
- * deliberately broken relay that drops unknown _meta keys (test/fixtures/check/); then the
+ * deliberately broken relay that drops unknown _meta keys (packages/mcp-failures/test/fixtures/check/); then the
  * command in-process for usage errors.
  */
 import { execFile } from 'node:child_process';
@@ -17,8 +17,16 @@ import { binPath } from '../../../../scripts/workspace.mjs';
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const bin = binPath('mcp-failures');
 const proxy = binPath('mcp-failure-proxy');
-const stripping = join(root, 'test', 'fixtures', 'check', 'stripping-proxy.mjs');
-const vectors = join(root, 'conformance', 'intermediary-cases.json');
+const stripping = join(
+  root,
+  'packages',
+  'mcp-failures',
+  'test',
+  'fixtures',
+  'check',
+  'stripping-proxy.mjs',
+);
+const vectors = join(root, 'packages', 'mcp-failures', 'conformance', 'intermediary-cases.json');
 /** The proxy's own telemetry goes nowhere: only what it relays matters here. */
 const quiet = {
   ...process.env,

@@ -2,7 +2,7 @@
  * `mcp-failures check server` end to end: the built executable (run `npm run build` first)
  * against real stdio servers (this repository's example under the zero-code entry, the pinned
  * server-everything with and without it, deliberately broken plain JSON-RPC servers in
- * test/fixtures/check/) and the Streamable HTTP example; then the command in-process with a fake
+ * packages/mcp-failures/test/fixtures/check/) and the Streamable HTTP example; then the command in-process with a fake
  * session for what needs no server (usage, reports, connection errors).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -30,7 +30,7 @@ import { binPath } from '../../../../scripts/workspace.mjs';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const bin = binPath('mcp-failures');
-const fixtures = join(root, 'test', 'fixtures', 'check');
+const fixtures = join(root, 'packages', 'mcp-failures', 'test', 'fixtures', 'check');
 const everything = join(
   root,
   'test/fixtures/reference-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js',
@@ -286,10 +286,10 @@ describe('mcp-failures check server (stdio)', { timeout: 90_000 }, () => {
     for (const entry of readdirSync(join(root, 'node_modules')))
       if (!['@modelcontextprotocol', '@omcp', '.bin', '.package-lock.json'].includes(entry))
         symlinkSync(join(root, 'node_modules', entry), join(world, 'node_modules', entry));
-    const copy = copyPackage(join(world, 'app'));
+    const copy = copyPackage(join(world, 'app'), join(root, 'packages', 'mcp-failures'));
     const run = await mcpFailures(
       ['check', 'server', '--call', 'x', '--', process.execPath, everything, 'stdio'],
-      // The executable an install of the root package links (its bin runs the kit's).
+      // The executable an install of the kit links.
       join(
         copy,
         (

@@ -1,5 +1,5 @@
 // The checkers' raw JSON-RPC server: its stdio side, and the answers of its HTTP side come from
-// the proxy's refusal table (test/cli/check-scripted-http.test.ts attacks the HTTP side).
+// the proxy's refusal table (packages/mcp-failures/test/cli/check-scripted-http.test.ts attacks the HTTP side).
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -20,7 +20,7 @@ const echo: ScriptedHandler = (m) => {
     : { jsonrpc: '2.0', id: message.id, result: message.params ?? {} };
 };
 
-/** One raw request to the scripted server (test/proxy/raw-http.ts). */
+/** One raw request to the scripted server (packages/proxy/test/raw-http.ts). */
 const send = (url: string, method: string, body: string) => rawRequest(url, { method, body });
 
 describe('serveStdio', () => {

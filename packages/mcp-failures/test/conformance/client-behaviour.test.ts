@@ -326,7 +326,7 @@ it(title('TF-CLIENT-MALFORMED-NOT-RETRIED'), async () => {
 
 it('docs/conformance.md lists exactly these client rows', () => {
   const doc = readFileSync(new URL('../../../../docs/conformance.md', import.meta.url), 'utf8');
-  // The same row shape as docs/conformance.md, which test/conformance/traceability.test.ts parses.
+  // The same row shape as docs/conformance.md, which packages/mcp-failures/test/conformance/traceability.test.ts parses.
   const rows = doc
     .split('\n')
     .map((line) =>
@@ -344,7 +344,7 @@ it('docs/conformance.md lists exactly these client rows', () => {
   const expected = Object.entries(ROWS).map(([id, row]) => [
     row.statement,
     id,
-    'test/conformance/client-behaviour.test.ts',
+    'packages/mcp-failures/test/conformance/client-behaviour.test.ts',
     row.title,
   ]);
   expect(rows).toEqual(expected);

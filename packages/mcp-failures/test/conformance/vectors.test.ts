@@ -1,6 +1,6 @@
 /**
- * The language-neutral vectors of conformance/ (docs/conformance-vectors.md), run against this
- * package: each file is valid against conformance/vectors.schema.json, each failure object is
+ * The language-neutral vectors of packages/mcp-failures/conformance/ (docs/conformance-vectors.md), run against this
+ * package: each file is valid against packages/mcp-failures/conformance/vectors.schema.json, each failure object is
  * read by readToolFailure(), each client scenario is driven through decide() on the scenario's
  * clock and through withToolRetry on a fake clock, and each intermediary case goes through the
  * real proxy. So every vector is proven.
@@ -110,11 +110,11 @@ interface IntermediaryCasesFile extends FileHead {
 }
 
 const FILES = {
-  'failure-objects': 'conformance/failure-objects.json',
-  'client-scenarios': 'conformance/client-scenarios.json',
-  'intermediary-cases': 'conformance/intermediary-cases.json',
+  'failure-objects': 'packages/mcp-failures/conformance/failure-objects.json',
+  'client-scenarios': 'packages/mcp-failures/conformance/client-scenarios.json',
+  'intermediary-cases': 'packages/mcp-failures/conformance/intermediary-cases.json',
 } as const;
-const schema = readJson('conformance/vectors.schema.json') as object;
+const schema = readJson('packages/mcp-failures/conformance/vectors.schema.json') as object;
 const objects = readJson(FILES['failure-objects']) as FailureObjectsFile;
 const scenarios = readJson(FILES['client-scenarios']) as ClientScenariosFile;
 const intermediary = readJson(FILES['intermediary-cases']) as IntermediaryCasesFile;
@@ -191,11 +191,14 @@ describe('conformance vectors: files', () => {
   });
 
   it('the files are shipped (package.json files has "conformance") and exported by name', () => {
-    const pkg = readJson('package.json') as { files: string[] };
+    const kit = 'packages/mcp-failures/';
+    const pkg = readJson(`${kit}package.json`) as { files: string[] };
     expect(pkg.files).toContain('conformance');
     const require = createRequire(import.meta.url);
-    for (const path of ['conformance/vectors.schema.json', ...Object.values(FILES)])
-      expect(require(`@omcp/instrumentation-mcp/${path}`), path).toStrictEqual(readJson(path));
+    for (const path of [`${kit}conformance/vectors.schema.json`, ...Object.values(FILES)])
+      expect(require(`@omcp/mcp-failures/${path.slice(kit.length)}`), path).toStrictEqual(
+        readJson(path),
+      );
   });
 });
 
