@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { isUnit, testFiles } from './test/setup/tiers.js';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
 
 // Tests run the sources: each workspace package name resolves where tsconfig.json's `paths` map it
-// for the typecheck (the data model's one copy in src/tool-failure), so a test and the module
-// under test share it. The mapping is written once, there.
-const { compilerOptions } = JSON.parse(
-  readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8'),
-) as {
+// for the typecheck (the data model's one copy in packages/tool-failure/src), so a test and the
+// module under test share it. The mapping is written once, there.
+const { compilerOptions } = JSON.parse(readFileSync(`${root}tsconfig.json`, 'utf8')) as {
   compilerOptions: { paths: Record<string, [string]> };
 };
 const alias = Object.entries(compilerOptions.paths).map(([name, [target]]) => ({
@@ -15,12 +17,40 @@ const alias = Object.entries(compilerOptions.paths).map(([name, [target]]) => ({
   replacement: fileURLToPath(new URL(target, import.meta.url)),
 }));
 
+// Two tiers (test/setup/tiers.ts): `unit`, in-process tests that start no process and open no
+// socket, and `integration`, everything else (child processes, real installs of the packed
+// tarballs, loopback servers, third-party programs). `npm test` runs both; `npm run test:unit`
+// the first alone; `npm test -w <package>`, run in that package's folder, its own tests alone.
+const workspaces = (
+  JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { workspaces: string[] }
+).workspaces;
+const here = relative(root, process.cwd());
+const scope = here === '' || here.startsWith('..') ? undefined : `${here}/`;
+const files = testFiles(
+  root,
+  workspaces.map((w) => (w === '.' ? 'test' : `${w}/test`)),
+).filter((file) => scope === undefined || file.startsWith(scope));
+const unit = files.filter((file) => isUnit(`${root}${file}`));
+const integration = files.filter((file) => !unit.includes(file));
+
 export default defineConfig({
+  root,
   resolve: { alias },
   test: {
-    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: unit } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: integration,
+          // Every workspace package packed once for the run (pretest has built them).
+          globalSetup: ['test/setup/pack.ts'],
+        },
+      },
+    ],
   },
 });

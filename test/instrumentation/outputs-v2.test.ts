@@ -26,7 +26,11 @@ import { withToolRetry } from '../../src/retry/index.js';
 import { FrameworkToolCalls } from '../../src/frameworks/tool-calls.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { serveOnLoopback } from '../helpers/web-handler.js';
-import { FAILURE, apps, conversational } from '../../packages/tool-failure/test/sep-3279-examples.js';
+import {
+  FAILURE,
+  apps,
+  conversational,
+} from '../../packages/tool-failure/test/sep-3279-examples.js';
 
 type ServerModule = typeof ServerTypes;
 type ClientModule = typeof ClientTypes;

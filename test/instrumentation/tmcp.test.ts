@@ -7,7 +7,10 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { existsSync } from 'node:fs';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TOOL_FAILURE_META_KEY as KEY, ToolFailureError } from '../../packages/tool-failure/src/index.js';
+import {
+  TOOL_FAILURE_META_KEY as KEY,
+  ToolFailureError,
+} from '../../packages/tool-failure/src/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 
 const t = setupTelemetry();

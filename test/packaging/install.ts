@@ -29,8 +29,9 @@ export interface Packed {
 }
 
 /**
- * Packs the package in `dir` (this repository's root, or one of packages/; already built by
- * `pretest`), and the workspace packages it depends on; the file list is what npm would publish.
+ * The package in `dir` (this repository's root, or one of packages/) as packed once for the whole
+ * run by the global setup (test/setup/pack.ts), with the workspace packages it depends on; the
+ * file list is what npm would publish.
  */
 export function pack(dir: string = ROOT): Packed {
   const own = packOne(dir);
@@ -38,26 +39,46 @@ export function pack(dir: string = ROOT): Packed {
   return { ...own, install: [own.tarball, ...dependencies] };
 }
 
-function packOne(cwd: string): Omit<Packed, 'install'> {
-  const into = tempDir('omcp-pack');
-  // --ignore-scripts: the prepack build would replace dist/ under the tests running beside this.
+/** The run's tarball of the package in `dir`, packed now when no global setup packed it. */
+function packOne(dir: string): Omit<Packed, 'install'> {
+  const packs = process.env[PACKS_ENV];
+  const name = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string })
+    .name;
+  const record = packs === undefined ? undefined : join(packs, `${name.replace('/', '+')}.json`);
+  if (record !== undefined && existsSync(record))
+    return JSON.parse(readFileSync(record, 'utf8')) as Omit<Packed, 'install'>;
+  return packInto(dir, tempDir('omcp-pack'));
+}
+
+/** The variable that names the folder of the run's tarballs and their records. */
+export const PACKS_ENV = 'OMCP_TEST_PACKS';
+
+/**
+ * Packs the package in `dir` (already built) into `into`, and writes its record beside the
+ * tarball (`<name>.json`, `/` as `+`).
+ */
+export function packInto(dir: string, into: string): Omit<Packed, 'install'> {
+  // --ignore-scripts: the build has run (pretest), and prepack would rebuild under running tests.
   const out = execFileSync(
     'npm',
     ['pack', '--json', '--ignore-scripts', '--pack-destination', into],
-    { cwd, encoding: 'utf8' },
+    { cwd: dir, encoding: 'utf8' },
   );
   const [info] = JSON.parse(out) as Array<{
+    name: string;
     filename: string;
     files: Array<{ path: string }>;
     size: number;
     unpackedSize: number;
   }>;
-  return {
+  const packed = {
     tarball: join(into, info!.filename),
     files: info!.files.map((f) => f.path),
     size: info!.size,
     unpackedSize: info!.unpackedSize,
   };
+  writeFileSync(join(into, `${info!.name.replace('/', '+')}.json`), JSON.stringify(packed));
+  return packed;
 }
 
 /**

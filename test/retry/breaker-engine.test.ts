@@ -17,7 +17,10 @@ import {
   METRIC_MCP_TOOL_CALL_CIRCUIT_TRANSITIONS,
 } from '../../src/semconv.js';
 import { createToolRetry, withToolRetry } from '../../src/retry/index.js';
-import { TOOL_FAILURE_META_KEY as KEY, readToolFailure } from '../../packages/tool-failure/src/index.js';
+import {
+  TOOL_FAILURE_META_KEY as KEY,
+  readToolFailure,
+} from '../../packages/tool-failure/src/index.js';
 import { setupTracing } from '../helpers/otel.js';
 import { T0, drive, useFakeTime } from './fake-time.js';
 import { fail, ok, transient, v1Pair } from './mcp-v1-pair.js';

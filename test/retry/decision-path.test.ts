@@ -11,7 +11,10 @@ import { DecisionPath, type LogicalCall } from '../../src/retry/decision-path.js
 import { systemClock } from '../../src/retry/sleep.js';
 import { RetryTelemetry } from '../../src/retry/telemetry.js';
 import type { RetryBudget, ToolRetryPolicy } from '../../src/retry/index.js';
-import { classifyError, TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
+import {
+  classifyError,
+  TOOL_FAILURE_META_KEY as KEY,
+} from '../../packages/tool-failure/src/index.js';
 import { summaryOfClassification } from '../../packages/tool-failure/src/convert.js';
 import { T0, useFakeTime } from './fake-time.js';
 import { fail, ok, transient } from './mcp-v1-pair.js';

@@ -4,7 +4,12 @@
  * Pure data (it imports only the JSON-RPC error codes): the checkers' scripted HTTP server answers
  * from it too.
  */
-import { INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT, SERVER_ERROR } from '@omcp/tool-failure/wire';
+import {
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  REQUEST_TIMEOUT,
+  SERVER_ERROR,
+} from '@omcp/tool-failure/wire';
 
 /** Bounds of one Streamable HTTP endpoint; every one holds on every request. */
 export interface ProxyHttpLimits {

@@ -1,6 +1,12 @@
 /** The metrics of the proxy's Streamable HTTP endpoint (names in src/semconv.ts). */
 import type { Counter, MeterProvider, UpDownCounter } from '@opentelemetry/api';
-import { ATTR_ERROR_TYPE, METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE, METRIC_MCP_PROXY_ACTIVE_SESSIONS, METRIC_MCP_PROXY_EXPIRED_SESSIONS, METRIC_MCP_PROXY_REFUSED_REQUESTS } from '@omcp/instrumentation-mcp/semconv';
+import {
+  ATTR_ERROR_TYPE,
+  METRIC_ATTR_HTTP_RESPONSE_STATUS_CODE,
+  METRIC_MCP_PROXY_ACTIVE_SESSIONS,
+  METRIC_MCP_PROXY_EXPIRED_SESSIONS,
+  METRIC_MCP_PROXY_REFUSED_REQUESTS,
+} from '@omcp/instrumentation-mcp/semconv';
 import { scopeMeter } from '@omcp/instrumentation-mcp/relay';
 import { REFUSALS, type RefusalReason } from './http-limits.js';
 

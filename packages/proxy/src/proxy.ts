@@ -1,4 +1,11 @@
-import { markRelayed, markRelaying, hasListedAnyTool, hasListedTool, rememberToolList, retryHintsOf } from '@omcp/instrumentation-mcp/relay';
+import {
+  markRelayed,
+  markRelaying,
+  hasListedAnyTool,
+  hasListedTool,
+  rememberToolList,
+  retryHintsOf,
+} from '@omcp/instrumentation-mcp/relay';
 import { isCircuitOpenAnswer } from '@omcp/instrumentation-mcp/retry';
 import { INTERNAL_ERROR } from '@omcp/tool-failure/wire';
 import { PROXY_PACKAGE_VERSION } from './version.js';

@@ -3,7 +3,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { transportProblemOf, type UpstreamProblem } from './forward.js';
 import type { Sdk } from './sdk.js';
 import type { UpstreamTransportFactory } from './types.js';
-import { AbortLink, CONNECTION_CLOSED, INVALID_PARAMS, REQUEST_TIMEOUT, isRecord, firstLineOf } from '@omcp/tool-failure/wire';
+import {
+  AbortLink,
+  CONNECTION_CLOSED,
+  INVALID_PARAMS,
+  REQUEST_TIMEOUT,
+  isRecord,
+  firstLineOf,
+} from '@omcp/tool-failure/wire';
 import { isTransientNetworkCode } from '@omcp/tool-failure';
 
 /** Thrown by `UpstreamLink` when the upstream gave no usable answer. */

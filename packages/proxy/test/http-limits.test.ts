@@ -515,7 +515,10 @@ describe('memory held by request bodies', () => {
 
   it('every refusal reason is documented in docs/proxy.md and docs/telemetry.md', () => {
     const proxyDoc = readFileSync(new URL('../../../docs/proxy.md', import.meta.url), 'utf8');
-    const telemetryDoc = readFileSync(new URL('../../../docs/telemetry.md', import.meta.url), 'utf8');
+    const telemetryDoc = readFileSync(
+      new URL('../../../docs/telemetry.md', import.meta.url),
+      'utf8',
+    );
     for (const reason of Object.keys(REFUSALS)) {
       expect(proxyDoc, reason).toContain(`\`${reason}\``);
       expect(telemetryDoc, reason).toContain(`\`${reason}\``);

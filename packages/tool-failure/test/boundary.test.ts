@@ -76,9 +76,7 @@ describe('the data model stands alone', () => {
 
 describe('the package names in tests', () => {
   it("are the sources (tsconfig.json's paths, as vitest.config.ts reads them), one module each", async () => {
-    expect(await import('@omcp/tool-failure')).toBe(
-      await import('../src/index.js'),
-    );
+    expect(await import('@omcp/tool-failure')).toBe(await import('../src/index.js'));
     expect(await import('@omcp/tool-failure/wire')).toBe(await import('../src/wire/index.js'));
   });
 });

@@ -5,7 +5,13 @@
  * intermediary under test through it.
  */
 import type { CallAnswer } from '../check/server.js';
-import { envelopeHeaders, withEnvelope, METHOD_NOT_FOUND, isRecord, firstLineOf } from '@omcp/tool-failure/wire';
+import {
+  envelopeHeaders,
+  withEnvelope,
+  METHOD_NOT_FOUND,
+  isRecord,
+  firstLineOf,
+} from '@omcp/tool-failure/wire';
 
 /** An open JSON-RPC connection to a peer (the intermediary under test). */
 export interface WireSession {

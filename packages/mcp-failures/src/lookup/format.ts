@@ -1,7 +1,11 @@
 /**
  * Plain-text rendering of a failure chain for operators. Pure: no I/O, no colours, no clock.
  */
-import { ATTR_MCP_TOOL_CALL_OUTCOME, ATTR_MCP_TOOL_CALL_ATTEMPTS, LOG_ATTR_EXCEPTION_STACKTRACE } from '@omcp/instrumentation-mcp/semconv';
+import {
+  ATTR_MCP_TOOL_CALL_OUTCOME,
+  ATTR_MCP_TOOL_CALL_ATTEMPTS,
+  LOG_ATTR_EXCEPTION_STACKTRACE,
+} from '@omcp/instrumentation-mcp/semconv';
 import { failureFields, type ChainNode, type ChainRole, type FailureChain } from './chain.js';
 import type { AttributeValue, LookupEvent, LookupLogRecord, LookupSpan } from './otlp.js';
 

@@ -3,7 +3,13 @@
  * a time range) instead of by one correlationId, and reading that search from a delivered
  * Alertmanager notification. Pure: the caller reads the sources.
  */
-import { ATTR_GEN_AI_TOOL_NAME, ATTR_MCP_TOOL_FAILURE_CLASS, ATTR_MCP_TOOL_FAILURE_CODE, LOG_ATTR_EXCEPTION_MESSAGE, METRIC_CODE_OTHER } from '@omcp/instrumentation-mcp/semconv';
+import {
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_MCP_TOOL_FAILURE_CLASS,
+  ATTR_MCP_TOOL_FAILURE_CODE,
+  LOG_ATTR_EXCEPTION_MESSAGE,
+  METRIC_CODE_OTHER,
+} from '@omcp/instrumentation-mcp/semconv';
 import { firstLine } from '@omcp/tool-failure/wire';
 import { failureFields } from './chain.js';
 import type { LookupLogRecord, LookupSpan } from './otlp.js';

@@ -8,7 +8,10 @@ import {
   type RuleStatus,
   type ServerCheckReport,
 } from '../../src/check/server.js';
-import { TOOL_FAILURE_META_KEY as KEY, TOOL_FAILURE_RULES } from '../../../tool-failure/src/index.js';
+import {
+  TOOL_FAILURE_META_KEY as KEY,
+  TOOL_FAILURE_RULES,
+} from '../../../tool-failure/src/index.js';
 
 const TRACE_A = '4bf92f3577b34da6a3ce929d0e0e4736';
 const TRACE_B = '0af7651916cd43dd8448eb211c80319c';

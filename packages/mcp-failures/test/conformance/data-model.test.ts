@@ -16,7 +16,10 @@ import {
 
 const validate = new Ajv2020({ strict: true }).compile(
   JSON.parse(
-    readFileSync(new URL('../../../tool-failure/schema/tool-failure.schema.json', import.meta.url), 'utf8'),
+    readFileSync(
+      new URL('../../../tool-failure/schema/tool-failure.schema.json', import.meta.url),
+      'utf8',
+    ),
   ) as object,
 );
 const wrap = (failure: unknown, isError = true): unknown => ({

@@ -28,4 +28,13 @@ export {
   UNSUPPORTED_PROTOCOL_VERSION,
   URL_ELICITATION_REQUIRED,
 } from './jsonrpc.js';
-export { assignOwn, copyWith, field, isRecord, ownData, ownString, ownValue, safeGet } from './safe.js';
+export {
+  assignOwn,
+  copyWith,
+  field,
+  isRecord,
+  ownData,
+  ownString,
+  ownValue,
+  safeGet,
+} from './safe.js';
