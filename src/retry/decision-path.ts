@@ -6,6 +6,7 @@ import { backoffDelay } from './backoff.js';
 import type { CircuitAdmission, CircuitBreaker } from './breaker.js';
 import { decide, decideOn } from './decide.js';
 import type { CallEnd, RetryTelemetry } from './telemetry.js';
+import type { RetryableClient } from './types.js';
 import type {
   BackoffOptions,
   CircuitOutcome,
@@ -17,7 +18,6 @@ import type {
   ToolRetryAnnotations,
   ToolRetryPolicy,
 } from './types.js';
-import type { RetryableClient } from './with-tool-retry.js';
 
 /** One logical call as the decision path follows it, attempt after attempt. */
 export interface LogicalCall {

@@ -299,3 +299,13 @@ export interface ToolCallReport<R> {
 }
 
 export type { FailureSummary };
+
+/**
+ * The client shape `withToolRetry` wraps. `Client` of `@modelcontextprotocol/sdk` 1.x
+ * (`callTool(params, resultSchema?, options?)`) and of `@modelcontextprotocol/client` 2.x
+ * (`callTool(params, options?)`) both fit; the arguments are passed through unchanged.
+ */
+export interface RetryableClient {
+  callTool(params: { name: string }, ...rest: never[]): Promise<unknown>;
+  listTools?(params?: { cursor?: string }, ...rest: never[]): Promise<unknown>;
+}

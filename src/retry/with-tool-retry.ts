@@ -25,6 +25,9 @@ import { createCircuitBreaker, type CircuitAdmission, type CircuitBreaker } from
 import { createRetryBudget, guardedBudget } from './budget.js';
 import { DEFAULT_RETRY_LIMITS } from './decide.js';
 import { DecisionPath, type LogicalCall } from './decision-path.js';
+import type { RetryableClient } from './types.js';
+
+export type { RetryableClient } from './types.js';
 import { sleep, systemClock } from './sleep.js';
 import { markCircuitAnswer } from './circuit-answer.js';
 import { RetryTelemetry, safeHook, type CallEnd } from './telemetry.js';
@@ -38,16 +41,6 @@ import type {
   ToolRetryPolicy,
 } from './types.js';
 import { CONNECTION_CLOSED } from '@omcp/tool-failure/wire';
-
-/**
- * The client shape `withToolRetry` wraps. `Client` of `@modelcontextprotocol/sdk` 1.x
- * (`callTool(params, resultSchema?, options?)`) and of `@modelcontextprotocol/client` 2.x
- * (`callTool(params, options?)`) both fit; the arguments are passed through unchanged.
- */
-export interface RetryableClient {
-  callTool(params: { name: string }, ...rest: never[]): Promise<unknown>;
-  listTools?(params?: { cursor?: string }, ...rest: never[]): Promise<unknown>;
-}
 
 /** The wrapped client: the original client, with `callTool` following the retry rules. */
 export type ToolRetryClient<C extends RetryableClient> = C & {

@@ -5,8 +5,11 @@
  * whose capabilities have no `extensions`). The SDK is loaded on first use: it is an optional
  * peer dependency, and without it the report says so.
  */
-import type { CheckTarget } from './check-server-session.js';
 import { firstLineOf } from '@omcp/tool-failure/wire';
+
+/** The server to check. */
+export type CheckTarget =
+  { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string };
 
 /** The revision that negotiates extensions. */
 export const DISCOVER_REVISION = '2026-07-28';

@@ -9,14 +9,12 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallAnswer, DeclarationSeen } from '../check/server.js';
 import { TOOL_FAILURE_META_KEY } from '@omcp/tool-failure';
 import { declaresExtension } from '@omcp/tool-failure';
-import { discoverCapabilities, environment } from './check-server-discover.js';
+import { discoverCapabilities, environment, type CheckTarget } from './check-server-discover.js';
+
+export type { CheckTarget } from './check-server-discover.js';
 import { REQUEST_TIMEOUT, firstLineOf } from '@omcp/tool-failure/wire';
 import { toolsOfPage, walkToolListPages } from '@omcp/instrumentation-mcp/relay';
 import { KIT_PACKAGE_VERSION } from '../check/version.js';
-
-/** The server to check. */
-export type CheckTarget =
-  { kind: 'stdio'; command: string; args: string[] } | { kind: 'http'; url: string };
 
 /** An open connection to the server under test. */
 export interface CheckSession {
