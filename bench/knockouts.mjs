@@ -65,7 +65,7 @@ const KNOCKOUTS = [
       "own data read as plain properties: a hostile object's getters run in the instrumentation",
     edits: [
       [
-        'shared/safe.js',
+        'tool-failure/wire/safe.js',
         'const d = Object.getOwnPropertyDescriptor(obj, key);',
         'return obj[key]; const d = undefined;',
       ],
