@@ -281,7 +281,7 @@ describe('the mcp-failures executable', () => {
   // The kit's executable as `npm run build` made it (packages/mcp-failures).
   const bin = binPath('mcp-failures');
 
-  it("starts with a shebang and is the kit's bin; the root's of the same name runs it", async () => {
+  it("starts with a shebang and is the kit's bin, and the root package has none", async () => {
     const source = await readFile(bin, 'utf8');
     expect(source.startsWith('#!/usr/bin/env node\n')).toBe(true);
     const kit = JSON.parse(
@@ -289,12 +289,11 @@ describe('the mcp-failures executable', () => {
     ) as { bin: Record<string, string> };
     expect(kit.bin['mcp-failures']).toBe('./dist/esm/cli/mcp-failures.js');
     const root = JSON.parse(await readFile(repoPath('package.json'), 'utf8')) as {
-      bin: Record<string, string>;
+      bin?: Record<string, string>;
     };
-    const deprecated = await run(process.execPath, [repoPath(root.bin['mcp-failures']!), '--help']);
+    expect(root.bin).toBeUndefined();
     const own = await run(process.execPath, [bin, '--help']);
-    expect(deprecated.code).toBe(0);
-    expect(deprecated.stdout).toBe(own.stdout);
+    expect(own.code).toBe(0);
     expect(own.stdout).toContain('Usage: mcp-failures');
   });
 

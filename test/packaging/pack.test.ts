@@ -2,7 +2,7 @@
  * The package as npm publishes it, installed for real (`npm install` of the packed tarball into a
  * fresh project on Node.js 20 with the 2.x line beside it) and used from there the ways the README
  * says: ES module import, CommonJS require, the zero-code entry with `--import` and `--require`,
- * the CLI, the JSON Schema, and the TypeScript types under `nodenext` resolution; and installed
+ * the data model it brings and its JSON Schema, and the TypeScript types under `nodenext` resolution; and installed
  * with `--omit=optional`. What the repository's own tests cannot see: a file missing from
  * `files`, an `exports` target that is not shipped, a source map pointing at nothing, a
  * dependency npm nests. Telemetry on each OpenTelemetry JS line: lines.test.ts.
@@ -42,12 +42,16 @@ async function node(
   return result;
 }
 
-/** Every entry point, what it is imported for, and one call through it. */
+/** The data model, which the package depends on and brings. */
+const DATA_MODEL = '@omcp/tool-failure';
+/** Every entry point, what it is imported for, and one call through it (with the data model's). */
 const ENTRIES = {
   [NAME]: ['McpInstrumentation', 'instrumentClient', 'instrumentServer'],
-  [`${NAME}/tool-failure`]: ['toolFailure', 'readToolFailure', 'classifyError', 'ToolFailureError'],
+  [DATA_MODEL]: ['toolFailure', 'readToolFailure', 'classifyError', 'ToolFailureError'],
   [`${NAME}/retry`]: ['withToolRetry', 'createToolRetry', 'decide'],
-  [`${NAME}/proxy`]: ['createToolFailureProxy'],
+  [`${NAME}/semconv`]: ['ATTR_MCP_TOOL_FAILURE_CLASS'],
+  [`${NAME}/relay`]: ['markRelayed'],
+  [`${NAME}/executable`]: ['startExecutable'],
 };
 const USE = `
   const result = toolFailure({ class: 'reliability', code: 'upstream_unavailable', retryable: true });
@@ -57,7 +61,8 @@ const USE = `
     code: reading.failure?.code,
     classified: classifyError(Object.assign(new Error('x'), { code: 'ECONNRESET' })).class,
     decision: decide(reading, { attempt: 1, now: 0, elapsedMs: 0, annotations: { idempotentHint: true }, limits: { maxAttempts: 3, maxElapsedMs: 1000 } }).action,
-    types: [McpInstrumentation, instrumentClient, instrumentServer, ToolFailureError, withToolRetry, createToolRetry, createToolFailureProxy].map((f) => typeof f),
+    types: [McpInstrumentation, instrumentClient, instrumentServer, ToolFailureError, withToolRetry, createToolRetry, markRelayed, startExecutable].map((f) => typeof f),
+    name: ATTR_MCP_TOOL_FAILURE_CLASS,
   }));
 `;
 const EXPECTED = {
@@ -65,7 +70,8 @@ const EXPECTED = {
   code: 'upstream_unavailable',
   classified: 'reliability',
   decision: 'retry',
-  types: Array(7).fill('function'),
+  types: Array(8).fill('function'),
+  name: 'mcp.tool.failure.class',
 };
 const esmImports = Object.entries(ENTRIES)
   .map(([entry, names]) => `import { ${names.join(', ')} } from '${entry}';`)
@@ -172,7 +178,7 @@ describe('the packed package, installed in a fresh project', () => {
       const call = CALL_FAILING('ToolFailureError');
       writeFileSync(
         join(lean, 'app.mjs'),
-        `import { ToolFailureError } from '${NAME}/tool-failure';
+        `import { ToolFailureError } from '${DATA_MODEL}';
   import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
   import { Client } from '@modelcontextprotocol/sdk/client/index.js';
   import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -180,7 +186,7 @@ describe('the packed package, installed in a fresh project', () => {
       );
       writeFileSync(
         join(lean, 'app.cjs'),
-        `const { ToolFailureError } = require('${NAME}/tool-failure');
+        `const { ToolFailureError } = require('${DATA_MODEL}');
   const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
   const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
   const { InMemoryTransport } = require('@modelcontextprotocol/sdk/inMemory.js');
@@ -205,31 +211,30 @@ describe('the packed package, installed in a fresh project', () => {
     400_000,
   );
 
-  it('runs its CLI and resolves its JSON Schema', async () => {
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-    for (const bin of Object.values(manifest.bin as Record<string, string>)) {
-      const file = join(project, 'node_modules', NAME, bin);
-      expect(readFileSync(file, 'utf8').startsWith('#!/usr/bin/env node\n'), bin).toBe(true);
-      expect((await node([file, '--help'])).stdout, bin).toMatch(/usage/i);
-    }
+  it("resolves the data model's JSON Schema, which it brings", async () => {
     writeFileSync(
       join(project, 'schema.cjs'),
-      `console.log(require('${NAME}/schema/tool-failure.schema.json').title);`,
+      `console.log(require('${DATA_MODEL}/schema/tool-failure.schema.json').title);`,
     );
     expect((await node(['schema.cjs'])).stdout.trim().length).toBeGreaterThan(0);
   });
 
   it('type-checks every entry point for ES module and CommonJS consumers under nodenext resolution', async () => {
     const code = `import { McpInstrumentation, type McpInstrumentationConfig } from '${NAME}';
-import { toolFailure, readToolFailure, type ToolFailure } from '${NAME}/tool-failure';
+import { toolFailure, readToolFailure, type ToolFailure } from '${DATA_MODEL}';
+import { AbortLink } from '${DATA_MODEL}/wire';
 import { createToolRetry, type ToolRetryPolicy } from '${NAME}/retry';
-import { createToolFailureProxy, type ToolFailureProxyOptions } from '${NAME}/proxy';
+import { ATTR_MCP_TOOL_FAILURE_CODE } from '${NAME}/semconv';
+import { markRelaying } from '${NAME}/relay';
+import { splitAtDashes } from '${NAME}/executable';
 const config: McpInstrumentationConfig = { captureToolPayloads: false };
 export const instrumentation = new McpInstrumentation(config);
 const policy: ToolRetryPolicy = { maxAttempts: 2 };
 export const retry = createToolRetry(policy);
-export const proxyOptions: Pick<ToolFailureProxyOptions, 'timeoutMs'> = { timeoutMs: 1000 };
-export const proxy: typeof createToolFailureProxy = createToolFailureProxy;
+export const link = new AbortLink([]);
+export const name: string = ATTR_MCP_TOOL_FAILURE_CODE;
+export const relaying = markRelaying({});
+export const split = splitAtDashes(['a', '--', 'b']).command;
 const r = toolFailure({ class: 'governance', code: 'auth_required' });
 const reading = readToolFailure(r);
 const f: ToolFailure | undefined = reading.status === 'valid' ? reading.failure : undefined;

@@ -14,7 +14,7 @@ import * as dataModel from '../../packages/tool-failure/src/index.js';
 
 let packed: Packed;
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'packages/tool-failure/dist/esm/tool-failure/index.js')))
+  if (!existsSync(join(ROOT, 'packages/tool-failure/dist/esm/index.js')))
     throw new Error('packages/tool-failure is not built: run npm run build');
   packed = pack(join(ROOT, 'packages/tool-failure'));
 }, 120_000);
@@ -78,7 +78,7 @@ describe.each(runtimes())('@omcp/tool-failure installed alone on Node.js $major'
 describe('a failure thrown from @omcp/tool-failure inside an instrumented server', () => {
   it("is this package's ToolFailureError too: recognised and classified as it says", async () => {
     const copy = (await import(
-      join(ROOT, 'packages/tool-failure/dist/esm/tool-failure/index.js')
+      join(ROOT, 'packages/tool-failure/dist/esm/index.js')
     )) as typeof dataModel;
     const thrown = new copy.ToolFailureError({
       class: 'governance',
