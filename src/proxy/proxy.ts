@@ -7,6 +7,7 @@ import {
   retryHintsOf,
   isCircuitOpenAnswer,
   INTERNAL_ERROR,
+  isRecord,
 } from '@omcp/instrumentation-mcp/internal';
 import { PROXY_PACKAGE_VERSION } from './version.js';
 import {
@@ -174,9 +175,19 @@ class ProxyCore {
     return {
       ledger,
       request: async (method, params, extra) => {
+        const uri = method.startsWith('resources/') ? uriOf(params) : undefined;
+        // Another connection still subscribed keeps the upstream's one subscription: this
+        // connection's ends here, and the upstream is not told.
+        if (method === 'resources/unsubscribe' && uri !== undefined)
+          if (this.downstreams.unsubscribe(downstream, uri)) return {};
         const end = this.downstreams.begin(downstream, extra);
         try {
-          return await this.relay(ready, method, params, extra, ledger);
+          const result = await this.relay(ready, method, params, extra, ledger);
+          if (method === 'resources/subscribe' && uri !== undefined)
+            this.downstreams.subscribe(downstream, uri);
+          const taskId = createdTaskOf(result);
+          if (taskId !== undefined) this.downstreams.ownTask(downstream, taskId);
+          return result;
         } finally {
           end();
         }
@@ -186,7 +197,9 @@ class ProxyCore {
         await ready.link.notify(notification);
       },
       closed: () => {
-        this.downstreams.remove(downstream);
+        // A URI no connection is subscribed to any more: the upstream's subscription ends too.
+        for (const uri of this.downstreams.remove(downstream))
+          void ready.link.request('resources/unsubscribe', { uri }).catch(() => undefined);
         ledger.clear();
       },
     };
@@ -280,6 +293,18 @@ class ProxyCore {
     const idempotent = getToolAnnotations(ready.client.adapter, tool)?.idempotentHint === true;
     return ownFailure(this.log, method, tool, upstreamFailureInit(error.problem, tool, idempotent));
   }
+}
+
+/** The `uri` of a `resources/*` request's params, when it is a string. */
+function uriOf(params: unknown): string | undefined {
+  const uri = isRecord(params) ? params.uri : undefined;
+  return typeof uri === 'string' ? uri : undefined;
+}
+
+/** The id of the task a relayed result says its request created (`CreateTaskResult`), if any. */
+function createdTaskOf(result: Params): string | undefined {
+  const task = result.task;
+  return isRecord(task) && typeof task.taskId === 'string' ? task.taskId : undefined;
 }
 
 /** The options of one upstream request: the caller's signal, and its progress relayed back. */
