@@ -98,6 +98,7 @@ class ProxyCore {
   /** The upstream as the retry engine calls it; tools/list results relayed are remembered for it. */
   private upstreamClient: UpstreamClient | undefined;
   private closed = false;
+  private saidUnreadable = false;
 
   constructor(private readonly options: ToolFailureProxyOptions) {
     this.timeoutMs = positive(options.timeoutMs, 30_000);
@@ -165,6 +166,13 @@ class ProxyCore {
     ));
     const client = (this.upstreamClient ??= upstreamClientOf(link, this.retry));
     link.onnotification = (notification) => this.downstreams.deliver(notification);
+    link.onunreadable = (inFlight) => {
+      if (this.saidUnreadable) return;
+      this.saidUnreadable = true;
+      this.log(
+        `the upstream sent a message that cannot be read while ${inFlight} requests were in flight; it names none of them, so none fails (each gets its own answer or its timeout) (said once)`,
+      );
+    };
     return { sdk, link, client };
   }
 
@@ -225,6 +233,7 @@ class ProxyCore {
     const params = forwardParams(
       rawParams,
       proxySpan !== undefined && isSpanContextValid(proxySpan),
+      this.options.trustIncomingContext !== false,
     );
     try {
       const result = await this.send(ready, method, params, extra);

@@ -4,46 +4,14 @@
 // Tenant B never receives a notification that belongs to tenant A's subscription or to a task
 // A's request created, even while B's is the only request in flight; in the sessionful mode A
 // gets them on its own stream. Listed in docs/security.md's attack table.
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolFailureProxy } from '../../src/proxy/index.js';
 import { serveStreamableHttp, type ProxyHttpEndpoint } from '../../src/proxy/http.js';
 import type { ProxyHttpOptions, ToolFailureProxy } from '../../src/proxy/types.js';
-import { Client } from '../helpers/mcp-v1.js';
+import type { Client } from '../helpers/mcp-v1.js';
+import { TOKEN, stdioUpstream, tenant, type Heard } from './tenant-harness.js';
 
-export const TENANT_SERVER = 'test/fixtures/proxy/tenant-server.mjs';
-const TOKEN = 'tenant-test-token';
 const PRIVATE = 'mem://tenantA-private-doc';
-
-type Heard = { method: string; params?: Record<string, unknown> };
-
-/** A stdio child of the tenant server per upstream connection the proxy opens. */
-export function stdioUpstream(): () => StdioClientTransport {
-  return () =>
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [TENANT_SERVER],
-      stderr: 'ignore',
-    });
-}
-
-/** A tenant: an SDK 1.x client with the token, recording every notification it hears. */
-export async function tenant(
-  url: string,
-  name: string,
-): Promise<{ client: Client; heard: Heard[]; transport: StreamableHTTPClientTransport }> {
-  const heard: Heard[] = [];
-  const client = new Client({ name, version: '1' });
-  client.fallbackNotificationHandler = async (n) => {
-    heard.push(n as Heard);
-  };
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-  });
-  await client.connect(transport);
-  return { client, heard, transport };
-}
 
 const MODES: Array<[string, ProxyHttpOptions, boolean]> = [
   ['sessionful', {}, true],
