@@ -1,9 +1,14 @@
 // Two tenants on one proxy (issue 40): two clients, each with its own token-authorised
 // connection, in every HTTP mode the proxy serves (sessionful, stateless, and the endpoint that
-// also speaks 2026-07-28), over one real stdio upstream child (test/fixtures/proxy/tenant-server.mjs).
+// also speaks 2026-07-28, with an SDK 2.4 client pinned to that revision too), over one real
+// stdio upstream child (test/fixtures/proxy/tenant-server.mjs).
 // Tenant B never receives a notification that belongs to tenant A's subscription or to a task
 // A's request created, even while B's is the only request in flight; in the sessionful mode A
 // gets them on its own stream. Listed in docs/security.md's attack table.
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToolFailureProxy } from '../../src/proxy/index.js';
 import { serveStreamableHttp, type ProxyHttpEndpoint } from '../../src/proxy/http.js';
@@ -115,6 +120,52 @@ describe('subscriptions of two tenants to one resource (sessionful)', () => {
         .not.toContain(shared);
     } finally {
       for (const t of [a, b, c]) await t.client.close().catch(() => undefined);
+      await endpoint.close();
+      await proxy.close();
+    }
+  });
+});
+
+describe('two tenants, one of them a 2026-07-28 client (SDK 2.4, pinned to the revision)', () => {
+  it('B (2026-07-28) hears on its own request stream neither the update of A’s resource nor the notifications of A’s task', async () => {
+    const proxy = createToolFailureProxy({ upstream: stdioUpstream(), timeoutMs: 10_000 });
+    const endpoint = await serveStreamableHttp(proxy, '127.0.0.1', 0, {
+      revision: '2026-07-28',
+      authToken: TOKEN,
+    });
+    const modern = async (name: string) => {
+      const heard: Heard[] = [];
+      const client = new ModernClient(
+        { name, version: '1' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      client.fallbackNotificationHandler = async (n) => {
+        heard.push(n as Heard);
+      };
+      await client.connect(
+        new ModernTransport(new URL(endpoint.url), {
+          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+        }),
+      );
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      return { client, heard };
+    };
+    // The revision has no resources/subscribe (its clients refuse to send it): A is a 2025-era
+    // client, which the endpoint serves statelessly; B speaks 2026-07-28.
+    const a = await tenant(endpoint.url, 'tenant-a');
+    const b = await modern('tenant-b');
+    try {
+      await a.client.subscribeResource({ uri: PRIVATE });
+      const started = (await a.client.callTool({ name: 'start_task', arguments: {} })) as {
+        task?: { taskId?: string };
+      };
+      expect(started.task?.taskId).toMatch(/^task-/);
+      await b.client.callTool({ name: 'touch', arguments: { uri: PRIVATE } });
+      await b.client.callTool({ name: 'task_note', arguments: { taskId: started.task?.taskId } });
+      expect(b.heard).toEqual([]);
+    } finally {
+      await a.client.close();
+      await b.client.close();
       await endpoint.close();
       await proxy.close();
     }
