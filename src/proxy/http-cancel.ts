@@ -18,6 +18,8 @@ export interface StreamTransport {
 /** One POST with requests: the ids it still waits to answer, and its response. */
 interface OpenPost {
   pending: Set<RequestId>;
+  /** One of its requests was cancelled: the SDK will not end its stream by itself. */
+  cancelled: RequestId | undefined;
   res: Closes & { end(): unknown };
 }
 
@@ -40,18 +42,19 @@ export class SessionStreams {
   constructor(private readonly transport: StreamTransport) {
     const send = transport.send.bind(transport);
     transport.send = async (message, options) => {
-      if (isRecord(message) && !('method' in message) && 'id' in message) {
-        const id = message.id;
-        if (typeof id === 'string' || typeof id === 'number') this.byId.get(id)?.pending.delete(id);
-      }
-      return send(message, options);
+      const id = isRecord(message) && !('method' in message) ? message.id : undefined;
+      const post = typeof id === 'string' || typeof id === 'number' ? this.byId.get(id) : undefined;
+      post?.pending.delete(id as RequestId);
+      await send(message, options);
+      // The last answer of a POST one of whose requests was cancelled: its stream ends now.
+      if (post !== undefined) this.endIfDone(post);
     };
   }
 
   /** A POST carrying the requests `ids`, answered on `res`, until `res` closes. */
   opened(res: OpenPost['res'], ids: RequestId[]): void {
     if (ids.length === 0) return;
-    const post: OpenPost = { pending: new Set(ids), res };
+    const post: OpenPost = { pending: new Set(ids), cancelled: undefined, res };
     for (const id of ids) this.byId.set(id, post);
     res.once('close', () => {
       for (const id of ids) if (this.byId.get(id) === post) this.byId.delete(id);
@@ -61,13 +64,19 @@ export class SessionStreams {
   /**
    * The client cancelled its request `id`: nothing will answer it, so its POST's stream ends
    * once the POST has no other request left to answer (its response closing frees its slots).
+   * A request already answered is not cancelled.
    */
   cancelled(id: RequestId): void {
     const post = this.byId.get(id);
-    if (post === undefined) return;
-    post.pending.delete(id);
-    if (post.pending.size > 0) return;
-    if (typeof this.transport.closeSSEStream === 'function') this.transport.closeSSEStream(id);
+    if (post === undefined || !post.pending.delete(id)) return;
+    post.cancelled = id;
+    this.endIfDone(post);
+  }
+
+  private endIfDone(post: OpenPost): void {
+    if (post.cancelled === undefined || post.pending.size > 0) return;
+    if (typeof this.transport.closeSSEStream === 'function')
+      this.transport.closeSSEStream(post.cancelled);
     else post.res.end();
   }
 }

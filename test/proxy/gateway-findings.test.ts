@@ -118,6 +118,38 @@ describe('gateway findings', () => {
     expect(answered).toContain('"id":4');
   });
 
+  it('sessionful: in a batch, a cancelled request’s POST stream ends once the others are answered, with their answers', async () => {
+    const url = await start();
+    const sid = await session(url);
+    await (
+      await fetch(url, { method: 'POST', headers: headers(sid), body: call(1, 'meta') })
+    ).text();
+    const batch = await fetch(url, {
+      method: 'POST',
+      headers: headers(sid),
+      body: `[${call(5, 'slow')},${call(6, 'slow')}]`,
+    });
+    const body = batch.text().then((text) => ({ text }));
+    const cancel = await fetch(url, {
+      method: 'POST',
+      headers: headers(sid),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 5 },
+      }),
+    });
+    expect(cancel.status).toBe(202);
+    const ended = await Promise.race([
+      body,
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 5_000).unref()),
+    ]);
+    expect(ended, 'the batch’s stream was still open after 5 s').toBeDefined();
+    expect(ended?.text).toContain('"id":6');
+    expect(ended?.text).toContain('slow done');
+    expect(ended?.text).not.toContain('"id":5');
+  });
+
   it('one unreadable upstream line while two tenants’ calls are in flight fails neither: each gets its own answer', async () => {
     const url = await start();
     const a = await tenant(url, 'tenant-a');
