@@ -1,12 +1,14 @@
 /**
- * The proxy's downstream connections and the requests each has in flight upstream, and where an
- * upstream notification goes. One upstream connection serves every downstream caller, and the
- * SDK's client does not say which request a notification came with (a stdio upstream cannot
- * say; a Streamable HTTP client transport does not tell), so a notification that may carry one
+ * The proxy's downstream connections, the requests each has in flight upstream, what each owns
+ * (its resource subscriptions and the tasks its requests created), and where an upstream
+ * notification goes. One upstream connection serves every downstream caller, and the SDK's
+ * client does not say which request a notification came with (a stdio upstream cannot say; a
+ * Streamable HTTP client transport does not tell). A notification that names a resource, a task
+ * or a request goes to that thing's owners only, or nowhere; any other that may carry one
  * caller's data is attributed by what is in flight, and never sent where another caller could
  * read it.
  */
-import { firstLine } from '@omcp/tool-failure/wire';
+import { firstLine, isRecord } from '@omcp/tool-failure/wire';
 type Params = Record<string, unknown>;
 type Notification = { method: string; params?: Params };
 
@@ -64,10 +66,51 @@ function first<T>(set: ReadonlySet<T>): T | undefined {
   return set.values().next().value;
 }
 
+/**
+ * What an upstream notification names that has an owner: a resource (its subscribers), a task
+ * (the connection whose request created it), or a request of the upstream connection (a
+ * `requestId`, `progressToken` or `elicitationId` the proxy's client did not take for one of its
+ * own requests, which no caller can own); `undefined` when it names none of these.
+ */
+export type Named =
+  | { kind: 'resource'; uri: string }
+  | { kind: 'task'; taskId: string }
+  | { kind: 'request'; key: string };
+
+/** The `_meta` key that ties a message to a task (MCP 2025-11-25 tasks). */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/** Params that name a request of the upstream connection. */
+const REQUEST_KEYS = ['requestId', 'progressToken', 'elicitationId'];
+
+/** What `notification` names that has an owner (see `Named`), by its params. */
+export function namedIn(notification: Notification): Named | undefined {
+  const params = notification.params;
+  if (!isRecord(params)) return undefined;
+  const related = isRecord(params._meta) ? params._meta[RELATED_TASK] : undefined;
+  if (related !== undefined)
+    return { kind: 'task', taskId: isRecord(related) ? String(related.taskId) : '' };
+  if ('taskId' in params) return { kind: 'task', taskId: String(params.taskId) };
+  if ('uri' in params) return { kind: 'resource', uri: String(params.uri) };
+  const key = REQUEST_KEYS.find((k) => k in params);
+  return key === undefined ? undefined : { kind: 'request', key };
+}
+
+/** The most tasks one connection is remembered to own (the oldest is forgotten beyond it). */
+const MAX_TASKS_PER_CONNECTION = 1000;
+
 /** The downstream connections of one proxy, and the delivery of upstream notifications to them. */
 export class Downstreams {
   private readonly connections = new Set<Downstream>();
+  /** Resource URI to the connections subscribed to it. */
+  private readonly subscribers = new Map<string, Set<Downstream>>();
+  /** The URIs each connection is subscribed to. */
+  private readonly subscriptions = new Map<Downstream, Set<string>>();
+  /** Task id to the connection whose request created it; each connection's task ids. */
+  private readonly taskOwner = new Map<string, Downstream>();
+  private readonly tasks = new Map<Downstream, Set<string>>();
   private saidNowhere = false;
+  private saidUnowned = false;
 
   /** `say` reports, once, that a notification could not be attributed and was not relayed. */
   constructor(private readonly say: (line: string) => void) {}
@@ -78,9 +121,19 @@ export class Downstreams {
     return downstream;
   }
 
-  remove(downstream: Downstream): void {
+  /**
+   * Forgets `downstream`, its subscriptions and its tasks; returns the URIs that no connection is
+   * subscribed to any more (the upstream's subscription to each may end).
+   */
+  remove(downstream: Downstream): string[] {
     this.connections.delete(downstream);
     downstream.active.clear();
+    for (const taskId of this.tasks.get(downstream) ?? []) this.taskOwner.delete(taskId);
+    this.tasks.delete(downstream);
+    const left: string[] = [];
+    for (const uri of [...(this.subscriptions.get(downstream) ?? [])])
+      if (!this.unsubscribe(downstream, uri)) left.push(uri);
+    return left;
   }
 
   servers(): DownstreamServer[] {
@@ -93,8 +146,61 @@ export class Downstreams {
     return () => downstream.active.delete(request);
   }
 
-  /** Delivers an upstream notification where `routeOf` says; failures to deliver are ignored. */
+  /** `downstream` is subscribed to `uri` (the upstream accepted its `resources/subscribe`). */
+  subscribe(downstream: Downstream, uri: string): void {
+    if (!this.connections.has(downstream)) return;
+    let of = this.subscribers.get(uri);
+    if (of === undefined) this.subscribers.set(uri, (of = new Set()));
+    of.add(downstream);
+    let uris = this.subscriptions.get(downstream);
+    if (uris === undefined) this.subscriptions.set(downstream, (uris = new Set()));
+    uris.add(uri);
+  }
+
+  /** Ends `downstream`'s subscription to `uri`; whether another connection is still subscribed. */
+  unsubscribe(downstream: Downstream, uri: string): boolean {
+    this.subscriptions.get(downstream)?.delete(uri);
+    const of = this.subscribers.get(uri);
+    of?.delete(downstream);
+    if (of !== undefined && of.size > 0) return true;
+    this.subscribers.delete(uri);
+    return false;
+  }
+
+  /** A request of `downstream` created task `taskId`: its notifications go to `downstream`. */
+  ownTask(downstream: Downstream, taskId: string): void {
+    if (!this.connections.has(downstream) || this.taskOwner.has(taskId)) return;
+    let ids = this.tasks.get(downstream);
+    if (ids === undefined) this.tasks.set(downstream, (ids = new Set()));
+    if (ids.size >= MAX_TASKS_PER_CONNECTION) {
+      const oldest = first(ids);
+      if (oldest !== undefined) {
+        ids.delete(oldest);
+        this.taskOwner.delete(oldest);
+      }
+    }
+    ids.add(taskId);
+    this.taskOwner.set(taskId, downstream);
+  }
+
+  /** The connections that own what `named` names (none for a request of the upstream's own). */
+  private ownersOf(named: Named): Downstream[] {
+    if (named.kind === 'resource') return [...(this.subscribers.get(named.uri) ?? [])];
+    if (named.kind === 'task') {
+      const owner = this.taskOwner.get(named.taskId);
+      return owner === undefined ? [] : [owner];
+    }
+    return [];
+  }
+
+  /**
+   * Delivers an upstream notification: server-wide ones to every connection; one that names a
+   * resource, task or request to its owners only (a resource's subscribers, a task's creator),
+   * or to no one; any other where `routeOf` says. Failures to deliver are ignored.
+   */
   deliver(notification: Notification): void {
+    const named = SERVER_WIDE.has(notification.method) ? undefined : namedIn(notification);
+    if (named !== undefined) return this.deliverToOwners(notification, named);
     const route = routeOf(notification.method, this.connections);
     switch (route.to) {
       case 'all':
@@ -114,6 +220,22 @@ export class Downstreams {
           `an upstream ${oneLine(notification.method)} was not relayed: ${this.connections.size} downstream connections, ${route.busy} with requests in flight, and the upstream connection does not say which request it belongs to; such notifications are dropped rather than sent to another caller (said once)`,
         );
     }
+  }
+
+  private deliverToOwners(notification: Notification, named: Named): void {
+    const owners = this.ownersOf(named);
+    for (const d of owners) void d.server.notification(notification).catch(() => undefined);
+    if (owners.length > 0 || this.saidUnowned) return;
+    this.saidUnowned = true;
+    const what =
+      named.kind === 'resource'
+        ? 'a resource no downstream connection is subscribed to'
+        : named.kind === 'task'
+          ? 'a task no downstream connection created'
+          : `a request of the upstream connection (${named.key}) that no caller owns`;
+    this.say(
+      `an upstream ${oneLine(notification.method)} was not relayed: it names ${what}; such notifications go to their owners only (said once)`,
+    );
   }
 }
 

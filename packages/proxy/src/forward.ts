@@ -8,21 +8,30 @@ import { isRecord, firstLineOf } from '@omcp/tool-failure/wire';
 /** Keys of the W3C trace context that name the caller's span. */
 const TRACE_CONTEXT_KEYS = ['traceparent', 'tracestate'];
 
+/** Keys of the caller's propagated context, span and baggage, dropped when it is not trusted. */
+const INCOMING_CONTEXT_KEYS = [...TRACE_CONTEXT_KEYS, 'baggage'];
+
 type Params = Record<string, unknown>;
 
 /**
  * The params to send upstream for a downstream request: the same params and `_meta` (a copy,
  * never the caller's objects), minus `traceparent` / `tracestate` when the proxy has its own
  * span for the call, so that the instrumentation's client patch parents the upstream on the
- * proxy's CLIENT span instead of the caller's (caller keys win when it injects). Baggage and
- * every other key, `progressToken` included, go through.
+ * proxy's CLIENT span instead of the caller's (caller keys win when it injects). When the
+ * caller's context is not trusted (`trusted: false`), its `baggage` is dropped too, span or no
+ * span. Every other key, `progressToken` included, goes through.
  */
-export function forwardParams(params: unknown, proxySpanActive: boolean): Params | undefined {
+export function forwardParams(
+  params: unknown,
+  proxySpanActive: boolean,
+  trusted = true,
+): Params | undefined {
   if (!isRecord(params)) return undefined;
   const meta = params._meta;
   if (!isRecord(meta)) return { ...params };
   const forwarded: Params = { ...meta };
-  if (proxySpanActive) for (const key of TRACE_CONTEXT_KEYS) delete forwarded[key];
+  const dropped = !trusted ? INCOMING_CONTEXT_KEYS : proxySpanActive ? TRACE_CONTEXT_KEYS : [];
+  for (const key of dropped) delete forwarded[key];
   return { ...params, _meta: forwarded };
 }
 

@@ -31,6 +31,7 @@ import { MODERN_REVISION, firstLineOf } from '@omcp/tool-failure/wire';
 import { InFlightLimits, requestIdsOf } from './http-admission.js';
 import { BodyReader } from './http-body.js';
 import { SessionTable, type HttpSession } from './http-sessions.js';
+import { SessionStreams, cancelledIdsOf } from './http-cancel.js';
 import { writeRefusal } from './http-refusal.js';
 import {
   REFUSALS,
@@ -195,6 +196,11 @@ class HttpFront {
   readonly sessions: SessionTable<StreamableHTTPServerTransport>;
   private readonly inFlight: InFlightLimits;
   private readonly bodies: BodyReader;
+  /** Each session's POST streams, for the client's cancellations of its own requests. */
+  private readonly streams = new WeakMap<
+    HttpSession<StreamableHTTPServerTransport>,
+    SessionStreams
+  >();
 
   constructor(
     private readonly proxy: ToolFailureProxy,
@@ -268,7 +274,12 @@ class HttpFront {
     const message = await this.admittedBody(req, res, session, this.config.limits.maxBodyBytes);
     if (message === undefined) return;
     cancelOnDisconnect(res, session.transport, message.value);
-    return session.transport.handleRequest(req, res, message.value);
+    const streams = this.streams.get(session);
+    streams?.opened(res, requestIdsOf(message.value));
+    await session.transport.handleRequest(req, res, message.value);
+    // The client's cancellation of its own request (handled above: the request's handler and its
+    // upstream request end) ends that request's stream, which nothing else would answer.
+    for (const id of cancelledIdsOf(message.value)) streams?.cancelled(id);
   }
 
   /** An `initialize` without a session: a new session, if it is one and one more may open. */
@@ -286,6 +297,7 @@ class HttpFront {
           onsessioninitialized: initialized,
         }),
       async (opened) => {
+        this.streams.set(opened, new SessionStreams(opened.transport));
         // This initialize is the session's first open request: its response closing arms the timer.
         opened.holdOpen(res);
         await this.proxy.connect(opened.transport);

@@ -7,7 +7,7 @@ import {
   retryHintsOf,
 } from '@omcp/instrumentation-mcp/relay';
 import { isCircuitOpenAnswer } from '@omcp/instrumentation-mcp/retry';
-import { INTERNAL_ERROR } from '@omcp/tool-failure/wire';
+import { INTERNAL_ERROR, isRecord } from '@omcp/tool-failure/wire';
 import { PROXY_PACKAGE_VERSION } from './version.js';
 import {
   createToolRetry,
@@ -97,6 +97,7 @@ class ProxyCore {
   /** The upstream as the retry engine calls it; tools/list results relayed are remembered for it. */
   private upstreamClient: UpstreamClient | undefined;
   private closed = false;
+  private saidUnreadable = false;
 
   constructor(private readonly options: ToolFailureProxyOptions) {
     this.timeoutMs = positive(options.timeoutMs, 30_000);
@@ -164,6 +165,13 @@ class ProxyCore {
     ));
     const client = (this.upstreamClient ??= upstreamClientOf(link, this.retry));
     link.onnotification = (notification) => this.downstreams.deliver(notification);
+    link.onunreadable = (inFlight) => {
+      if (this.saidUnreadable) return;
+      this.saidUnreadable = true;
+      this.log(
+        `the upstream sent a message that cannot be read while ${inFlight} requests were in flight; it names none of them, so none fails (each gets its own answer or its timeout) (said once)`,
+      );
+    };
     return { sdk, link, client };
   }
 
@@ -174,9 +182,19 @@ class ProxyCore {
     return {
       ledger,
       request: async (method, params, extra) => {
+        const uri = method.startsWith('resources/') ? uriOf(params) : undefined;
+        // Another connection still subscribed keeps the upstream's one subscription: this
+        // connection's ends here, and the upstream is not told.
+        if (method === 'resources/unsubscribe' && uri !== undefined)
+          if (this.downstreams.unsubscribe(downstream, uri)) return {};
         const end = this.downstreams.begin(downstream, extra);
         try {
-          return await this.relay(ready, method, params, extra, ledger);
+          const result = await this.relay(ready, method, params, extra, ledger);
+          if (method === 'resources/subscribe' && uri !== undefined)
+            this.downstreams.subscribe(downstream, uri);
+          const taskId = createdTaskOf(result);
+          if (taskId !== undefined) this.downstreams.ownTask(downstream, taskId);
+          return result;
         } finally {
           end();
         }
@@ -186,7 +204,9 @@ class ProxyCore {
         await ready.link.notify(notification);
       },
       closed: () => {
-        this.downstreams.remove(downstream);
+        // A URI no connection is subscribed to any more: the upstream's subscription ends too.
+        for (const uri of this.downstreams.remove(downstream))
+          void ready.link.request('resources/unsubscribe', { uri }).catch(() => undefined);
         ledger.clear();
       },
     };
@@ -212,6 +232,7 @@ class ProxyCore {
     const params = forwardParams(
       rawParams,
       proxySpan !== undefined && isSpanContextValid(proxySpan),
+      this.options.trustIncomingContext !== false,
     );
     try {
       const result = await this.send(ready, method, params, extra);
@@ -280,6 +301,18 @@ class ProxyCore {
     const idempotent = getToolAnnotations(ready.client.adapter, tool)?.idempotentHint === true;
     return ownFailure(this.log, method, tool, upstreamFailureInit(error.problem, tool, idempotent));
   }
+}
+
+/** The `uri` of a `resources/*` request's params, when it is a string. */
+function uriOf(params: unknown): string | undefined {
+  const uri = isRecord(params) ? params.uri : undefined;
+  return typeof uri === 'string' ? uri : undefined;
+}
+
+/** The id of the task a relayed result says its request created (`CreateTaskResult`), if any. */
+function createdTaskOf(result: Params): string | undefined {
+  const task = result.task;
+  return isRecord(task) && typeof task.taskId === 'string' ? task.taskId : undefined;
 }
 
 /** The options of one upstream request: the caller's signal, and its progress relayed back. */

@@ -37,6 +37,7 @@ export async function runFailureProxy(options: ProxyCliOptions, io: ProxyProcess
     connectTimeoutMs: options.connectTimeoutMs,
     retry: options.retry,
     circuitBreaker: options.circuitBreaker,
+    trustIncomingContext: incomingContextTrusted(io.env),
   });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -211,4 +212,13 @@ function redacting(transport: Transport, secret: string): Transport {
       return Reflect.set(target, key, value);
     },
   });
+}
+
+/**
+ * Whether callers' trace context and baggage may reach the upstream: not when
+ * `OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT` is `false` (any case, blanks around
+ * ignored, as the instrumentation reads it).
+ */
+function incomingContextTrusted(env: NodeJS.ProcessEnv): boolean {
+  return env.OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT?.trim().toLowerCase() !== 'false';
 }

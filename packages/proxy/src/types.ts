@@ -35,6 +35,15 @@ export interface ToolFailureProxyOptions {
    * @default false
    */
   circuitBreaker?: boolean | CircuitBreakerOptions;
+  /**
+   * Whether the callers' propagated context may reach the upstream. `false`: the `traceparent`,
+   * `tracestate` and `baggage` of a request's `_meta` are dropped before it goes upstream (with
+   * telemetry in the proxy its CLIENT span's context replaces them), so a caller cannot hand the
+   * tool server baggage such as `tenant=…,role=admin`. The CLI takes it from
+   * `OTEL_INSTRUMENTATION_MCP_TRUST_INCOMING_CONTEXT`, as the instrumentation does.
+   * @default true
+   */
+  trustIncomingContext?: boolean;
   /** `serverInfo` announced downstream while the upstream's own is unknown (upstream down). */
   serverInfo?: { name: string; version: string };
   /** `clientInfo` the proxy sends upstream in `initialize`. */

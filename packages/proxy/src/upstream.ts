@@ -104,7 +104,8 @@ export interface UpstreamRequestOptions {
 /**
  * The proxy's one connection to the upstream server: opened on first use, within a bounded
  * time, and opened again after it is lost. Every request is bounded by `timeoutMs`; a message
- * the upstream cannot have meant (garbage on the wire) fails the requests in flight at once.
+ * the upstream cannot have meant (garbage on the wire) fails the one request in flight at once,
+ * and none when several are (it names none of them).
  */
 export class UpstreamLink {
   private client: Client | undefined;
@@ -112,6 +113,8 @@ export class UpstreamLink {
   private closes = 0;
   private closed = false;
   private readonly inflight = new Set<AbortLink>();
+  /** Called when an unreadable upstream message failed no request (it could not be tied to one). */
+  onunreadable: ((inFlight: number) => void) | undefined;
   /** Called with every notification the upstream sends. */
   onnotification:
     ((notification: { method: string; params?: Record<string, unknown> }) => void) | undefined;
@@ -160,7 +163,12 @@ export class UpstreamLink {
     };
     client.onerror = (error) => {
       if (!isGarbage(error)) return;
-      for (const request of this.inflight) request.abort(MALFORMED);
+      // An unreadable message names no request. With one request in flight it can only be that
+      // request's exchange, which fails; with several it cannot be tied to any, so it fails none
+      // (each gets its own answer or its timeout), not every caller's call at once.
+      const [only, ...others] = this.inflight;
+      if (only !== undefined && others.length === 0) only.abort(MALFORMED);
+      else this.onunreadable?.(this.inflight.size);
     };
     client.fallbackNotificationHandler = async (notification) => {
       this.onnotification?.(notification as { method: string; params?: Record<string, unknown> });
