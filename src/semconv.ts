@@ -5,6 +5,8 @@
  * `mcp.tool.failure.*` and `mcp.tool.call.*`.
  *
  * This file is the one place each name is spelled; the README tables are checked against it.
+ *
+ * @module @omcp/instrumentation-mcp/semconv
  */
 
 /**
@@ -15,26 +17,49 @@
 export const SCHEMA_URL = 'https://opentelemetry.io/schemas/1.44.0';
 
 // --- MCP / GenAI semantic conventions (Development) ---
-/** @experimental */ export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
-/** @experimental */ export const ATTR_MCP_SESSION_ID = 'mcp.session.id';
-/** @experimental */ export const ATTR_MCP_PROTOCOL_VERSION = 'mcp.protocol.version';
-/** @experimental */ export const ATTR_MCP_RESOURCE_URI = 'mcp.resource.uri';
-/** @experimental */ export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
-/** @experimental */ export const ATTR_GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name';
-/** @experimental */ export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
-/** @experimental */ export const GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL = 'execute_tool';
-/** @experimental */ export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
-/** @experimental */ export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
-/** @experimental */ export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
-/** @experimental */ export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
+/** The JSON-RPC method of the request or notification. @experimental */
+export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';
+/** The session id, when the transport has one. @experimental */
+export const ATTR_MCP_SESSION_ID = 'mcp.session.id';
+/** The negotiated protocol version. @experimental */
+export const ATTR_MCP_PROTOCOL_VERSION = 'mcp.protocol.version';
+/**
+ * The URI that `resources/read`, `resources/subscribe` or `resources/unsubscribe` names.
+ * @experimental
+ */
+export const ATTR_MCP_RESOURCE_URI = 'mcp.resource.uri';
+/** The tool's name, for `tools/call`. @experimental */
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+/** The prompt's name, for `prompts/get`. @experimental */
+export const ATTR_GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name';
+/** The GenAI operation: `execute_tool` for `tools/call`. @experimental */
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
+/** Value of `gen_ai.operation.name` for `tools/call`. @experimental */
+export const GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL = 'execute_tool';
+/** The tool's arguments as JSON, only with `captureToolPayloads`. @experimental */
+export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';
+/** A successful tool result as JSON, only with `captureToolPayloads`. @experimental */
+export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result';
+/** The JSON-RPC request id. @experimental */
+export const ATTR_JSONRPC_REQUEST_ID = 'jsonrpc.request.id';
+/** The JSON-RPC error code of the response, when there is one. @experimental */
+export const ATTR_RPC_RESPONSE_STATUS_CODE = 'rpc.response.status_code';
 /** Value of `error.type` for a `CallToolResult` with `isError: true`. */
 export const ERROR_TYPE_VALUE_TOOL_ERROR = 'tool_error';
 
 // --- Stable ---
+/**
+ * What went wrong: `tool_error` for a result with `isError: true`, else the JSON-RPC code or what
+ * the side saw (a client's `timeout`, a thrown error's name).
+ */
 export const ATTR_ERROR_TYPE = 'error.type';
+/** The transport: `pipe` (stdio), `tcp` (HTTP) or `inproc` (in-memory). */
 export const ATTR_NETWORK_TRANSPORT = 'network.transport';
+/** `http` for the HTTP transports. */
 export const ATTR_NETWORK_PROTOCOL_NAME = 'network.protocol.name';
+/** The host of an HTTP server, on the client side. */
 export const ATTR_SERVER_ADDRESS = 'server.address';
+/** The port of an HTTP server, on the client side. */
 export const ATTR_SERVER_PORT = 'server.port';
 
 // --- This package: tool failures (mcp.tool.failure.*) ---
@@ -129,12 +154,15 @@ export const TOOL_CALL_OUTCOMES = Object.freeze([
 ] as const);
 
 // --- Metrics ---
-/** @experimental */ export const METRIC_MCP_CLIENT_OPERATION_DURATION =
-  'mcp.client.operation.duration';
-/** @experimental */ export const METRIC_MCP_SERVER_OPERATION_DURATION =
-  'mcp.server.operation.duration';
+/** Duration of MCP requests as seen by the sender, in seconds. @experimental */
+export const METRIC_MCP_CLIENT_OPERATION_DURATION = 'mcp.client.operation.duration';
+/** Duration of MCP requests as seen by the receiver, in seconds. @experimental */
+export const METRIC_MCP_SERVER_OPERATION_DURATION = 'mcp.server.operation.duration';
+/** Tool calls that came back as failures, by tool, class and code. */
 export const METRIC_MCP_CLIENT_TOOL_FAILURES = 'mcp.client.tool.failures';
+/** Tool calls that this server answered with a failure, by tool, class and code. */
 export const METRIC_MCP_SERVER_TOOL_FAILURES = 'mcp.server.tool.failures';
+/** Retries of logical tool calls, recorded when the logical call ends. */
 export const METRIC_MCP_TOOL_CALL_RETRIES = 'mcp.tool.call.retries';
 /** Per tool and state: 1 for the circuit's current state, 0 for the others (as `hw.status`). */
 export const METRIC_MCP_TOOL_CALL_CIRCUIT_STATUS = 'mcp.tool.call.circuit.status';
@@ -154,8 +182,11 @@ export const DURATION_BUCKETS_SECONDS = Object.freeze([
 export const METRIC_CODE_OTHER = '_OTHER';
 
 // --- Exceptions (stable) and the SDK's metric overflow attribute ---
+/** The type of a thrown error, on a failure log record. */
 export const LOG_ATTR_EXCEPTION_TYPE = 'exception.type';
+/** The message of a thrown error, on a failure log record. */
 export const LOG_ATTR_EXCEPTION_MESSAGE = 'exception.message';
+/** The stack of a thrown error, on a failure log record (within `maxStackTracesPerSecond`). */
 export const LOG_ATTR_EXCEPTION_STACKTRACE = 'exception.stacktrace';
 /** Not in the registry: the cause chain of a thrown error, formatted. */
 export const LOG_ATTR_EXCEPTION_CAUSE = 'exception.cause';

@@ -1,7 +1,11 @@
-// `@omcp/instrumentation-mcp/frameworks/ai-sdk`: the Vercel AI SDK's MCP client (`@ai-sdk/mcp`
-// `createMCPClient`), with retry on the failure's class inside each tool's `execute` and, opt-in,
-// the failure note in what the tool's own `toModelOutput` hands the model. No runtime import of
-// the AI SDK: its objects are used through the shapes below.
+/**
+ * The Vercel AI SDK's MCP client (`@ai-sdk/mcp` `createMCPClient`), with retry on the failure's
+ * class inside each tool's `execute` and, opt-in, the failure note in what the tool's own
+ * `toModelOutput` hands the model. No runtime import of the AI SDK: its objects are used through
+ * the shapes below.
+ *
+ * @module @omcp/instrumentation-mcp/frameworks/ai-sdk
+ */
 import { diag } from '@opentelemetry/api';
 import { requireFramework } from './peer.js';
 import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';

@@ -1,9 +1,12 @@
-// `@omcp/instrumentation-mcp/frameworks/langchain`: LangChain.js through `@langchain/mcp-adapters`.
-// Its tools call `client.callTool` of the MCP SDK client they are loaded from (`loadMcpTools`),
-// and its `afterToolCall` hook never sees a failed call (the result is turned into a
-// `ToolException` first), so the adapter wraps that client: retry on the failure's class, and,
-// opt-in, a failed call handed on as data (text, note, and the failure object in the artifact).
-// No runtime import of LangChain.
+/**
+ * LangChain.js through `@langchain/mcp-adapters`. Its tools call `client.callTool` of the MCP SDK
+ * client they are loaded from (`loadMcpTools`), and its `afterToolCall` hook never sees a failed
+ * call (the result is turned into a `ToolException` first), so the adapter wraps that client: retry
+ * on the failure's class, and, opt-in, a failed call handed on as data (text, note, and the failure
+ * object in the artifact). No runtime import of LangChain.
+ *
+ * @module @omcp/instrumentation-mcp/frameworks/langchain
+ */
 import { requireFramework } from './peer.js';
 import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';
 import {

@@ -1,6 +1,9 @@
-// `@omcp/instrumentation-mcp/frameworks/mastra`: tool failures in Mastra's MCP client
-// (`@mastra/mcp` 2.x). No import of the framework: its `MCPClient` is reached through the
-// shape it has, and checked when wrapped.
+/**
+ * Tool failures in Mastra's MCP client (`@mastra/mcp` 2.x). No import of the framework: its
+ * `MCPClient` is reached through the shape it has, and checked when wrapped.
+ *
+ * @module @omcp/instrumentation-mcp/frameworks/mastra
+ */
 import { requireFramework } from './peer.js';
 import type { ToolRetry } from '../retry/with-tool-retry.js';
 import { isRecord } from '@omcp/tool-failure/wire';

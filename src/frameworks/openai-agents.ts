@@ -1,6 +1,10 @@
-// `@omcp/instrumentation-mcp/frameworks/openai-agents`: tool failures in the OpenAI Agents SDK
-// (`@openai/agents-core`, also re-exported by `@openai/agents`). No import of the framework:
-// its MCP servers are reached through the shape they share.
+/**
+ * Tool failures in the OpenAI Agents SDK (`@openai/agents-core`, also re-exported by
+ * `@openai/agents`). No import of the framework: its MCP servers are reached through the shape they
+ * share.
+ *
+ * @module @omcp/instrumentation-mcp/frameworks/openai-agents
+ */
 import { requireFramework } from './peer.js';
 import { isRecord } from '@omcp/tool-failure/wire';
 import { readToolFailure } from '@omcp/tool-failure';

@@ -1,6 +1,10 @@
-// `@omcp/instrumentation-mcp/retry`: the client's retry policy, dispatching on the failure's
-// class as the proposal says. `withToolRetry(client, policy)` wraps one client;
-// `createToolRetry(policy)` is an engine whose budget several clients share.
+/**
+ * The client's retry policy, dispatching on the failure's class as the proposal says.
+ * `withToolRetry(client, policy)` wraps one client; `createToolRetry(policy)` is an engine whose
+ * budget several clients share.
+ *
+ * @module @omcp/instrumentation-mcp/retry
+ */
 export { withToolRetry, createToolRetry, toolCallReportOf } from './with-tool-retry.js';
 export { decide, decideOn, isIdempotent, DEFAULT_RETRY_LIMITS } from './decide.js';
 export { DEFAULT_BACKOFF } from './backoff.js';

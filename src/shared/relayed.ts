@@ -23,7 +23,10 @@ export const relaying: WeakSet<object> = ((globalThis as Record<symbol, unknown>
   Symbol.for('omcp.mcp.relaying')
 ] ??= new WeakSet<object>()) as WeakSet<object>;
 
-/** Marks `server` as relaying an upstream's capabilities (see {@link relaying}). */
+/**
+ * Marks `server` as relaying an upstream's capabilities: the server tap declares nothing of its
+ * own in its `initialize` or `server/discover` results.
+ */
 export function markRelaying<T extends object>(server: T): T {
   relaying.add(server);
   return server;

@@ -73,7 +73,7 @@ export function hasListedTool(client: object, tool: string): boolean {
 
 /**
  * The one walk over the pages of `tools/list`: each page through `listPage`, handed to `onPage`,
- * following `nextCursor`, at most {@link MAX_TOOL_LIST_PAGES} pages, stopping at a repeated or
+ * following `nextCursor`, at most `MAX_TOOL_LIST_PAGES` (100) pages, stopping at a repeated or
  * empty cursor. Returns the number of tools seen.
  */
 export async function walkToolListPages(

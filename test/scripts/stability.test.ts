@@ -62,7 +62,9 @@ describe('docs/stability.md', () => {
   it('never calls a name stable that src/semconv.ts marks @experimental', () => {
     const text = readFileSync(join(ROOT, 'src/semconv.ts'), 'utf8');
     const experimental = [
-      ...text.matchAll(/@experimental \*\/ export const (?:ATTR|METRIC|EVENT)_\w+ =\s*'([^']+)'/g),
+      ...text.matchAll(
+        /@experimental\s*\*\/\s*export const (?:ATTR|METRIC|EVENT)_\w+ =\s*'([^']+)'/g,
+      ),
     ].map((m) => m[1] ?? '');
     expect(experimental.length).toBeGreaterThan(0);
     const levelOf = new Map(

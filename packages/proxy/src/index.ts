@@ -1,6 +1,10 @@
-// `@omcp/mcp-failure-proxy`: the relaying proxy that preserves `_meta` (the `mcp-failure-proxy`
-// executable runs it), its Streamable HTTP front, and that front's request guard and refusals,
-// for a server that should refuse as the proxy does (the conformance kit's scripted server).
+/**
+ * The relaying proxy that preserves `_meta` (the `mcp-failure-proxy` executable runs it), its
+ * Streamable HTTP front, and that front's request guard and refusals, for a server that should
+ * refuse as the proxy does (the conformance kit's scripted server).
+ *
+ * @module @omcp/mcp-failure-proxy
+ */
 export { createToolFailureProxy } from './proxy.js';
 export { ProxyHttpConfigError, serveStreamableHttp } from './http.js';
 export type { ProxyHttpEndpoint } from './http.js';

@@ -1,5 +1,10 @@
-// `@omcp/tool-failure`: the tool-failure extension's data model. Build a failure result (`toolFailure`, `ToolFailureError`), read one without trusting it
-// (`readToolFailure`, with stable rule ids), classify a thrown error (`classifyError`).
+/**
+ * The tool-failure extension's data model. Build a failure result (`toolFailure`,
+ * `ToolFailureError`), read one without trusting it (`readToolFailure`, with stable rule ids),
+ * classify a thrown error (`classifyError`).
+ *
+ * @module @omcp/tool-failure
+ */
 export {
   TOOL_FAILURE_META_KEY,
   TOOL_FAILURE_CLASSES,

@@ -1,7 +1,11 @@
-// `@omcp/tool-failure/wire`: the JSON-RPC and MCP wire helpers every @omcp package speaks with
-// (the instrumentation, the proxy, the conformance kit), with no dependency: the JSON-RPC error
-// codes, reads of untrusted objects that run no accessor, the 2026-07-28 request envelope, the
-// first line of an error, and an abort link that lets go of its parents.
+/**
+ * The JSON-RPC and MCP wire helpers every `@omcp` package speaks with (the instrumentation, the
+ * proxy, the conformance kit), with no dependency: the JSON-RPC error codes, reads of untrusted
+ * objects that run no accessor, the 2026-07-28 request envelope, the first line of an error, and an
+ * abort link that lets go of its parents.
+ *
+ * @module @omcp/tool-failure/wire
+ */
 export { AbortLink } from './abort-link.js';
 export {
   CLIENT_CAPABILITIES_META_KEY,
