@@ -59,7 +59,7 @@ describe.each(runtimes())('the root package installed on Node.js $major', (runti
   beforeAll(async () => {
     project = tempDir(`omcp-workspace-node${runtime.major}`);
     writeFileSync(join(project, 'package.json'), '{ "name": "app", "private": true }\n');
-    // The API of the OpenTelemetry JS line npm picks for this Node.js (README, "Install").
+    // The API of the OpenTelemetry JS line npm picks for this Node.js (docs/supported-versions.md).
     const api = runtime.major === 20 ? '@opentelemetry/api@1.9.1' : '@opentelemetry/api@1.10.0';
     await npmInstall(runtime, project, [...root.install, api, '@modelcontextprotocol/sdk@1.32.2']);
   }, 400_000);

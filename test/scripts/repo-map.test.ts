@@ -138,6 +138,18 @@ describe('docs/architecture.md', () => {
   });
 });
 
+describe('docs/README.md', () => {
+  it('lists every page of docs/, each once', () => {
+    const index = readFileSync(join(ROOT, 'docs/README.md'), 'utf8');
+    const listed = [...index.matchAll(/^\| \[[^\]]+\]\(([^)#]+)\)/gm)].map((m) => m[1] ?? '');
+    const pages = readdirSync(join(ROOT, 'docs'), { withFileTypes: true })
+      .filter((e) => (e.isDirectory() ? e.name === 'api' : e.name.endsWith('.md')))
+      .map((e) => (e.isDirectory() ? `${e.name}/README.md` : e.name))
+      .filter((page) => page !== 'README.md');
+    expect([...listed].sort()).toEqual(pages.sort());
+  });
+});
+
 describe('the sources', () => {
   it('cite only paths of this repository that exist, in comments', () => {
     const cite =
