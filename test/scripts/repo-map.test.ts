@@ -138,6 +138,13 @@ describe('docs/architecture.md', () => {
   });
 });
 
+describe('README.md', () => {
+  it('stays short enough to read in five minutes: at most 200 lines, the reference in docs/', () => {
+    const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').length;
+    expect(lines).toBeLessThanOrEqual(200);
+  });
+});
+
 describe('docs/README.md', () => {
   it('lists every page of docs/, each once', () => {
     const index = readFileSync(join(ROOT, 'docs/README.md'), 'utf8');
