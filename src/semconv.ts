@@ -4,7 +4,8 @@
  * Development, as of 2026-11) and the stable registry. Our own names live under
  * `mcp.tool.failure.*` and `mcp.tool.call.*`.
  *
- * This file is the one place each name is spelled; the README tables are checked against it.
+ * This file is the one place each name is spelled; the tables of docs/telemetry.md and
+ * docs/stability.md are checked against it.
  *
  * @module @omcp/instrumentation-mcp/semconv
  */

@@ -54,6 +54,17 @@ describe('docs/telemetry.md matches src/semconv.ts', () => {
     expect(doc).toContain(`\`[${semconv.DURATION_BUCKETS_SECONDS.join(', ')}]\``);
   });
 
+  it('keeps our own attributes under mcp.tool.failure.* and mcp.tool.call.*', () => {
+    const ours = named('ATTR_').filter(
+      (n) =>
+        !/^(mcp\.(method|session|protocol|resource)|gen_ai\.|jsonrpc\.|rpc\.|error\.|network\.|server\.)/.test(
+          n,
+        ),
+    );
+    expect(ours.length).toBeGreaterThan(0);
+    for (const name of ours) expect(name).toMatch(/^mcp\.tool\.(failure|call)\./);
+  });
+
   it('names nothing that src/semconv.ts does not define', () => {
     const known = new Set(strings.map(([, v]) => v));
     const unknown = dottedNamesInDoc().filter((n) => !known.has(n));

@@ -1,5 +1,5 @@
 /**
- * The README's NodeSDK setup ("1. Register with your OpenTelemetry SDK"), taken from the README
+ * The README's NodeSDK setup ("1. Register at startup"), taken from the README
  * as it stands, loaded with `--import` into a short-lived ES module app: the spans must reach an
  * OTLP/HTTP receiver before the process ends, whether it ends by itself or by SIGTERM. The batch
  * processor's own timer is set beyond the test, so only the snippet's shutdown can export them.
@@ -12,7 +12,7 @@ import { ROOT, tempDir } from '../observability/helpers.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { failingCallModule } from '../packaging/apps.js';
 
-const HEADING = '### 1. Register with your OpenTelemetry SDK';
+const HEADING = '## 1. Register at startup';
 
 /** The first ```js block under the heading, as the README shows it. */
 function snippet(): string {

@@ -4,7 +4,7 @@
  * which bundles its own copy of @modelcontextprotocol/server: no module hook sees it, and the
  * McpServer it builds per request lives in private fields, so neither mode can reach it. Its
  * unbundled build, dist/index.js, imports @modelcontextprotocol/server from node_modules;
- * imported by its path, the zero-code entry instruments it fully (the README's workaround).
+ * imported by its path, the zero-code entry instruments it fully (docs/frameworks.md's workaround).
  */
 import { SpanKind } from '@opentelemetry/api';
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -130,7 +130,7 @@ export const PROXY_TRANSPORTS = ['proxy-default', 'proxy-pinned', 'proxy-auto'] 
 export type ProxyTransport = (typeof PROXY_TRANSPORTS)[number];
 export type Transport = 'inmemory' | 'stdio' | HttpTransport | ProxyTransport;
 
-/** How the README's table names each transport. */
+/** How the version matrix table (docs/supported-versions.md) names each transport. */
 export const TRANSPORT_LABELS: Record<Transport, string> = {
   inmemory: 'in-memory',
   stdio: 'stdio',
@@ -287,7 +287,7 @@ export const AI_SDK_MODES = ['nodesdk', 'register', 'manual'] as const;
 export const AI_SDK_TRANSPORTS = ['http', 'sse', 'stdio'] as const;
 export type AiSdkMode = (typeof AI_SDK_MODES)[number];
 export type AiSdkTransport = (typeof AI_SDK_TRANSPORTS)[number];
-/** How the README's AI SDK table names each mode and transport. */
+/** How its AI SDK table names each mode and transport. */
 export const AI_SDK_LABELS: Record<AiSdkMode | AiSdkTransport, string> = {
   nodesdk: 'NodeSDK',
   register: 'register',

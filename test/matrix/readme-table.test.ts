@@ -28,13 +28,18 @@ interface Row {
 }
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const doc = readFileSync(join(ROOT, 'docs', 'supported-versions.md'), 'utf8');
 
-function section(): string {
-  const start = readme.indexOf('\n## Supported versions\n');
+/** The text of `markdown` under `## {heading}`, up to the next `## ` heading ('' without one). */
+function sectionOf(markdown: string, heading: string): string {
+  const start = markdown.indexOf(`\n## ${heading}\n`);
   if (start < 0) return '';
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
+  const end = markdown.indexOf('\n## ', start + 1);
+  return markdown.slice(start, end < 0 ? undefined : end);
 }
+
+/** The version matrix's tables and notes, in docs/supported-versions.md. */
+const section = (): string => sectionOf(doc, 'The version matrix');
 
 function list(cell: string): string[] {
   return cell
@@ -70,16 +75,19 @@ function prose(): string {
   return section().replace(/\s+/g, ' ');
 }
 
-describe('README supported-versions table', () => {
+describe('the version matrix table of docs/supported-versions.md', () => {
   const table = rows();
   const fixtures = listFixtures();
   const onPlatforms = platforms();
   const rowOf = (version: string, node: number): Row | undefined =>
     table.find((r) => r.version === version && r.node === String(node));
 
-  it('comes right after Install', () => {
+  it("has the README's Supported versions right after Install, leading to it", () => {
     const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
     expect(headings.indexOf('Supported versions')).toBe(headings.indexOf('Install') + 1);
+    expect(sectionOf(readme, 'Supported versions')).toContain(
+      '(docs/supported-versions.md#the-version-matrix)',
+    );
   });
 
   it('lists exactly the fixture versions of the matrix on each platform, with their packages', () => {
@@ -147,13 +155,16 @@ describe('README supported-versions table', () => {
     );
   });
 
-  it('states the oldest supported 1.x, which is the oldest 1.x fixture', () => {
+  it('states the oldest supported 1.x, which is the oldest 1.x fixture, and so does the README', () => {
     const oldest = fixtures.find((f) => f.line === 1)?.version;
     expect(section()).toContain(`The oldest supported SDK 1.x is **${oldest ?? '?'}**.`);
+    expect(sectionOf(readme, 'Supported versions')).toContain(
+      `The oldest supported SDK 1.x is **${oldest ?? '?'}**.`,
+    );
   });
 });
 
-describe("README's AI SDK client table", () => {
+describe('the AI SDK client table of docs/supported-versions.md', () => {
   const fixture = aiSdkFixture();
   // | client package | version | Node.js | OpenTelemetry JS | module systems | modes | transports |
   const table = section()

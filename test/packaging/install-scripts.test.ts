@@ -1,8 +1,9 @@
 /**
  * npm 11 skips dependencies' install scripts unless the project's `allowScripts` allows them,
- * and ends every install with a list of those it skipped. The README's Install section explains
- * the one this package brings (protobufjs's postinstall) and why skipping it changes nothing;
- * these tests hold it to that: the list is what the README names, and the script writes nothing.
+ * and ends every install with a list of those it skipped. docs/supported-versions.md ("Which
+ * versions pair, and what an install brings") explains the one this package brings (protobufjs's
+ * postinstall) and why skipping it changes nothing; these tests hold it to that: the list is what
+ * that page names, and the script writes nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -78,12 +79,12 @@ function files(dir: string): Record<string, string> {
 }
 
 describe('install scripts an install of this package brings', () => {
-  it('are protobufjs postinstall alone (through @opentelemetry/sdk-node), as the README says', () => {
+  it('are protobufjs postinstall alone (through @opentelemetry/sdk-node), as docs/supported-versions.md says', () => {
     const tree = installedTree();
     expect(tree.size).toBeGreaterThan(10);
     const withScripts = [...tree].filter((at) => lock.packages[at]!.hasInstallScript === true);
     expect(withScripts.map((at) => at.replace(/^.*node_modules\//, ''))).toEqual(['protobufjs']);
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toMatch(
+    expect(readFileSync(join(ROOT, 'docs', 'supported-versions.md'), 'utf8')).toMatch(
       /npm warn install-scripts .*protobufjs@7\.x \(postinstall: node scripts\/postinstall\)/,
     );
   });
@@ -91,7 +92,7 @@ describe('install scripts an install of this package brings', () => {
   it("protobufjs's postinstall builds and writes nothing, and only ever prints advice", () => {
     const source = join(ROOT, 'node_modules', 'protobufjs');
     const manifest = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8'));
-    // Anything else would need reviewing again (and the README rewriting).
+    // Anything else would need reviewing again (and docs/supported-versions.md rewriting).
     expect(manifest.scripts).toMatchObject({ postinstall: 'node scripts/postinstall' });
     expect(Object.keys(manifest.scripts).filter((s) => /install|prepare/.test(s))).toEqual([
       'postinstall',

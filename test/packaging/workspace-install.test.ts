@@ -74,7 +74,7 @@ describe('the root package', () => {
 describe.each(runtimes())('the root package installed on Node.js $major', (runtime) => {
   let project: string;
   beforeAll(async () => {
-    // The API of the OpenTelemetry JS line npm picks for this Node.js (README, "Install").
+    // The API of the OpenTelemetry JS line npm picks for this Node.js (docs/supported-versions.md).
     const api = runtime.major === 20 ? '@opentelemetry/api@1.9.1' : '@opentelemetry/api@1.10.0';
     project = await install(runtime, `omcp-root-node${runtime.major}`, [
       ...root.install,

@@ -4,6 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { manifestOf, workspacePackages } from '../../scripts/workspace.mjs';
 import * as semconv from '../../src/semconv.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -52,6 +53,25 @@ function sourceText(dir: string): string {
 }
 
 describe('docs/stability.md', () => {
+  it("lists every public entry and executable of each package's manifest, and no other", () => {
+    const declared = workspacePackages().flatMap(({ dir, name }) => {
+      const manifest = manifestOf(join(ROOT, dir)) as {
+        exports?: Record<string, unknown>;
+        bin?: Record<string, string>;
+      };
+      const entries = Object.keys(manifest.exports ?? {})
+        .filter((entry) => entry !== './package.json')
+        .map((entry) => `${name}${entry.slice(1)} (${name})`);
+      const bins = Object.keys(manifest.bin ?? {}).map((bin) => `${bin} (executable) (${name})`);
+      return [...entries, ...bins];
+    });
+    const table = rows('stability-entries');
+    expect(
+      table.map(([entry = '', pkg = '']) => `${entry.replaceAll('`', '')} (${pkg})`).sort(),
+    ).toEqual(declared.sort());
+    for (const [entry, , level] of table) expect(LEVELS, `level of ${entry}`).toContain(level);
+  });
+
   it('gives every name src/semconv.ts spells exactly one level, and lists no other name', () => {
     const table = rows('stability-names');
     const listed = table.map(([name = '']) => name);
