@@ -10,7 +10,7 @@ export interface ToolRetryHints {
 }
 
 /**
- * What the proposal's rule allows for a failure of a tool with those annotations:
+ * What the proposal's rule allows for a failure of a tool with those annotations. One of:
  *
  * - `allowed`: a `reliability` failure with `retryable: true` of a tool that declares
  *   `idempotentHint: true`: it may be sent again without asking (never before `retryNotBefore`);

@@ -49,8 +49,14 @@ interface AgentRuns {
   retryOnThrow?: { name: string; message: string };
 }
 
-/** What no model input may hold: a `_meta` key, the failure object's, the server's others. */
-const HIDDEN = ['"_meta"', 'io.modelcontextprotocol/', 'com.example/', 'view_opaque_token'];
+/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the server's others. */
+const HIDDEN = [
+  '"correlationId"',
+  '"_meta"',
+  'io.modelcontextprotocol/',
+  'com.example/',
+  'view_opaque_token',
+];
 const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 
 // ai 7 and @ai-sdk/mcp 2 declare engines.node >= 22.

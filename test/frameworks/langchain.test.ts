@@ -47,8 +47,14 @@ interface AgentRuns {
   payment: AgentRun;
 }
 
-/** What no model input may hold: a `_meta` key, the failure object's, the server's others. */
-const HIDDEN = ['"_meta"', 'io.modelcontextprotocol/', 'com.example/', 'view_opaque_token'];
+/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the server's others. */
+const HIDDEN = [
+  '"correlationId"',
+  '"_meta"',
+  'io.modelcontextprotocol/',
+  'com.example/',
+  'view_opaque_token',
+];
 const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 
 // @langchain/mcp-adapters 1.1.4 declares engines.node >= 20.10. Of 20, 22 and 24 the lowest and

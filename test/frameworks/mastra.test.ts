@@ -58,8 +58,8 @@ const TOOLS = [
   'ledger_send_payment',
   'billing_busy_then_gone',
 ];
-/** What no model input may hold: a `_meta` key, the failure object's, the servers' others. */
-const HIDDEN = ['"_meta"', KEY, 'com.example/'];
+/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the servers' others. */
+const HIDDEN = ['"correlationId"', '"_meta"', KEY, 'com.example/'];
 const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 /** The traceparent Mastra's `traceContext` gives for the `traced` server. */
 const TRACED_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';

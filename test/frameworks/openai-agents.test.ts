@@ -42,8 +42,13 @@ interface AppLine {
 const CLIENT = 3;
 const SERVER = 2;
 const TOOLS = ['lookup_invoice', 'refund_invoice', 'always_busy', 'find_customer', 'send_payment'];
-/** What no model input may hold: a `_meta` key, the failure object's, the server's others. */
-const HIDDEN = ['"_meta"', 'io.modelcontextprotocol/toolFailure', 'com.example/'];
+/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the server's others. */
+const HIDDEN = [
+  '"correlationId"',
+  '"_meta"',
+  'io.modelcontextprotocol/toolFailure',
+  'com.example/',
+];
 const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 const supported = runtimes().filter((r) => r.major >= 22);
 
