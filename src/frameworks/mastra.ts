@@ -104,7 +104,16 @@ function wrapToolMaking(connection: Record<string, unknown>): void {
   for (const method of ['tools', 'toolFromDefinition'] as const) {
     const original = connection[method];
     if (typeof original !== 'function') continue;
-    const each = method === 'tools' ? hideMetaInSet : hideMetaFromModel;
+    const hide = method === 'tools' ? hideMetaInSet : hideMetaFromModel;
+    // The tools are Mastra's whatever happens here: a failure to change them leaves them as made.
+    const each = (made: unknown): unknown => {
+      try {
+        hide(made);
+      } catch {
+        // Left as Mastra made it.
+      }
+      return made;
+    };
     connection[method] = (...args: unknown[]): unknown => {
       const made: unknown = Reflect.apply(original, connection, args);
       if (!(made instanceof Promise)) return each(made);
@@ -142,8 +151,13 @@ function modelOutputOf(output: unknown): unknown {
   if (typeof output === 'string') return { type: 'text', value: output };
   if (!isRecord(output) || !Object.prototype.hasOwnProperty.call(output, '_meta'))
     return { type: 'json', value: output ?? null };
-  const { _meta: _hidden, ...shown } = output;
-  return { type: 'json', value: shown };
+  try {
+    const { _meta: _hidden, ...shown } = output;
+    return { type: 'json', value: shown };
+  } catch {
+    // A result that cannot be copied is shown nothing of itself rather than its `_meta`.
+    return { type: 'json', value: null };
+  }
 }
 
 function isToolCall(params: unknown): params is { name: string } {

@@ -10,6 +10,7 @@ import {
   isIdempotent,
   retryPermissionOf,
   toolFailure,
+  type ToolRetryHints,
 } from '@omcp/tool-failure';
 import { NoteAnnotations } from '../../src/frameworks/core.js';
 import { FrameworkToolCalls } from '../../src/frameworks/tool-calls.js';
@@ -78,7 +79,8 @@ describe('retryPermissionOf: the one rule', () => {
     ['allowed', { class: 'reliability', retryable: true }, { idempotentHint: true }, 'allowed'],
   ] as const)('%s', (_name, failure, annotations, expected) => {
     expect(retryPermissionOf(failure, annotations)).toBe(expected);
-    expect(isIdempotent(annotations)).toBe(annotations?.idempotentHint === true);
+    const hints: ToolRetryHints | null | undefined = annotations;
+    expect(isIdempotent(hints)).toBe(hints?.idempotentHint === true);
   });
 
   it('decide() stops where the rule does not allow, with the same reason', () => {
