@@ -16,3 +16,4 @@ export {
   toolsOfPage,
   walkToolListPages,
 } from './shared/tool-annotations.js';
+export type { ListToolsPage } from './shared/tool-annotations.js';

@@ -8,7 +8,13 @@
  */
 import { diag } from '@opentelemetry/api';
 import { requireFramework } from './peer.js';
-import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';
+import {
+  failedCallNote,
+  NoteAnnotations,
+  retryEngineOf,
+  withEngine,
+  type FrameworkAdapterOptions,
+} from './core.js';
 import type { RetryableClient } from '../retry/with-tool-retry.js';
 import { withNoteInResult, type ResultOutputsOptions } from '@omcp/tool-failure';
 import { outputsOf } from '@omcp/tool-failure';
@@ -16,6 +22,8 @@ import { outputsOf } from '@omcp/tool-failure';
 requireFramework('ai-sdk', '@ai-sdk/mcp');
 
 const ADAPTER = '@omcp/instrumentation-mcp/frameworks/ai-sdk';
+
+export type { FrameworkAdapterOptions } from './core.js';
 
 /** The options of `withToolFailures` (the same in every adapter). */
 export type AiSdkToolFailureOptions = FrameworkAdapterOptions;
@@ -85,13 +93,24 @@ class AiSdkToolWrapper {
   private readonly caller: AttemptRunner | undefined;
   private readonly modelNote: boolean;
   private readonly shape: ResultOutputsOptions;
+  private readonly annotations: NoteAnnotations;
 
   constructor(client: AiSdkMcpClient, options: AiSdkToolFailureOptions) {
     // The AI SDK client retries what it throws (its maxRetries): the engine takes results only.
     const engine = retryEngineOf(ADAPTER, options.retry, true);
     this.modelNote = options.modelNote === true;
     this.shape = { outputs: options.toolResultOutputs === true };
-    this.caller = engine === undefined ? undefined : withEngine(engine, attemptRunner(client));
+    const runner = attemptRunner(client);
+    this.caller = engine === undefined ? undefined : withEngine(engine, runner);
+    // The runner is the engine's client: the key of the annotations both look up.
+    const listTools = runner.listTools;
+    this.annotations = new NoteAnnotations(
+      options.retry,
+      runner,
+      listTools === undefined
+        ? undefined
+        : (cursor) => listTools(cursor === undefined ? undefined : { cursor }),
+    );
   }
 
   /**
@@ -128,17 +147,19 @@ class AiSdkToolWrapper {
         return caller.callTool({ name, arguments: input }, attempt);
       };
     const shape = this.shape;
+    const annotations = this.annotations;
     if (this.modelNote && typeof toModelOutput === 'function')
       wrapped.toModelOutput = async (arg: { output: unknown }) => {
+        const note = { ...shape, ...(await annotations.of(name, arg.output)) };
         // A result with variants: the tool's own conversion gets the model's part of it (its
         // `content` is the assistant outputs' blocks, with the note), never the other outputs.
         if (outputsOf(arg.output, shape) !== undefined)
           return Reflect.apply(toModelOutput as ToModelOutput, tool, [
-            { ...arg, output: withNoteInResult(arg.output, shape) },
+            { ...arg, output: withNoteInResult(arg.output, note) },
           ]) as unknown;
         return withNote(
           await Reflect.apply(toModelOutput as ToModelOutput, tool, [arg]),
-          arg.output,
+          failedCallNote(arg.output, note),
         );
       };
     return wrapped;
@@ -161,12 +182,11 @@ function attemptRunner(client: AiSdkMcpClient): AttemptRunner {
 }
 
 /**
- * The model output the tool's own `toModelOutput` made, with the note of a failed call after
- * the server's content: one more text part (`content`) or a blank line and the note (`text`).
- * Any other output, or a call that did not fail, is returned as it is.
+ * The model output the tool's own `toModelOutput` made, with the note of a failed call (from
+ * `failedCallNote`) after the server's content: one more text part (`content`) or a blank line
+ * and the note (`text`). Any other output, or no note, is returned as it is.
  */
-function withNote(modelOutput: unknown, output: unknown): unknown {
-  const note = failedCallNote(output);
+function withNote(modelOutput: unknown, note: string | undefined): unknown {
   if (note === undefined || typeof modelOutput !== 'object' || modelOutput === null)
     return modelOutput;
   const { type, value } = modelOutput as { type?: unknown; value?: unknown };

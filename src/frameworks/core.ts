@@ -2,8 +2,20 @@
 // which results get the model note.
 import { createToolRetry, type RetryableClient, type ToolRetry } from '../retry/with-tool-retry.js';
 import type { ToolRetryPolicy } from '../retry/types.js';
-import { toolFailureNoteOf } from '@omcp/tool-failure';
+import {
+  readToolFailure,
+  retryPermissionOf,
+  toolFailureNoteOf,
+  type ToolFailureNoteOptions,
+  type ToolRetryHints,
+} from '@omcp/tool-failure';
 import { isRecord, ownData } from '@omcp/tool-failure/wire';
+import {
+  getToolAnnotations,
+  hintsOf,
+  retryHintsOf,
+  type ListToolsPage,
+} from '../shared/tool-annotations.js';
 
 /** The options every framework adapter takes, named alike in each. */
 export interface FrameworkAdapterOptions {
@@ -65,10 +77,56 @@ function isEngine(value: object): value is ToolRetry {
 }
 
 /**
- * The model note of a failed call (`isError: true` with a valid failure object), else
- * `undefined`: an ordinary result never gets a note, whatever its `_meta` holds. Never throws.
+ * The model note of a failed call (`isError: true` with a valid failure object), for the tool
+ * with `options.annotations`, else `undefined`: an ordinary result never gets a note, whatever
+ * its `_meta` holds. Never throws.
  */
-export function failedCallNote(result: unknown): string | undefined {
+export function failedCallNote(
+  result: unknown,
+  options?: ToolFailureNoteOptions,
+): string | undefined {
   if (!isRecord(result) || ownData(result, 'isError') !== true) return undefined;
-  return toolFailureNoteOf(result);
+  return toolFailureNoteOf(result, options);
+}
+
+/**
+ * Where an adapter finds the annotations its note needs (the note's `retry:` line follows the
+ * proposal's rule, `retryPermissionOf`), from the same places as the retry engine: the policy's
+ * `getToolAnnotations`, else what was listed for `key` (by the instrumentation, the engine or the
+ * framework), else one walk of `tools/list` through `listPage`. `key` is the object the adapter's
+ * engine wraps, so the engine's walk and the note's are one.
+ */
+export class NoteAnnotations {
+  constructor(
+    private readonly retry: FrameworkAdapterOptions['retry'],
+    private readonly key: object,
+    private readonly listPage: ListToolsPage | undefined,
+  ) {}
+
+  /**
+   * The note options for `result` of `toolName`: the tool's annotations when they decide the
+   * note (a retryable reliability failure), looked up only then; unknown when nothing answers,
+   * which the note counts as not idempotent. Never throws.
+   */
+  async of(toolName: string, result: unknown): Promise<ToolFailureNoteOptions> {
+    try {
+      const reading = readToolFailure(result);
+      if (reading.status !== 'valid') return {};
+      if (retryPermissionOf(reading.failure, undefined) !== 'not_idempotent') return {};
+      return { annotations: await this.lookup(toolName) };
+    } catch {
+      return {};
+    }
+  }
+
+  private async lookup(toolName: string): Promise<ToolRetryHints | undefined> {
+    const retry = this.retry;
+    const provider =
+      typeof retry === 'object' && retry !== null && !isEngine(retry)
+        ? retry.getToolAnnotations
+        : undefined;
+    if (provider !== undefined) return hintsOf(await provider(toolName));
+    if (this.listPage === undefined) return hintsOf(getToolAnnotations(this.key, toolName));
+    return retryHintsOf(this.key, toolName, this.listPage);
+  }
 }

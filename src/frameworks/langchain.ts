@@ -8,10 +8,17 @@
  * @module @omcp/instrumentation-mcp/frameworks/langchain
  */
 import { requireFramework } from './peer.js';
-import { failedCallNote, retryEngineOf, withEngine, type FrameworkAdapterOptions } from './core.js';
+import {
+  failedCallNote,
+  NoteAnnotations,
+  retryEngineOf,
+  withEngine,
+  type FrameworkAdapterOptions,
+} from './core.js';
 import {
   readToolFailure,
   TOOL_FAILURE_META_KEY,
+  type ModelNoteOptions,
   type ResultOutputsOptions,
 } from '@omcp/tool-failure';
 import { isRecord, ownData } from '@omcp/tool-failure/wire';
@@ -55,8 +62,27 @@ export function withToolFailures<C extends RetryableClient>(
   const inner = withEngine(retryEngineOf(ADAPTER, options.retry, false), client);
   if (options.modelNote !== true) return inner;
   const shape: ResultOutputsOptions = { outputs: options.toolResultOutputs === true };
-  const callTool = async (...args: unknown[]): Promise<unknown> =>
-    asToolMessageResult(await Reflect.apply(inner.callTool, inner, args), shape);
+  // The SDK client is the engine's key too: the instrumentation has its tools/list pages.
+  const listTools = client.listTools;
+  const annotations = new NoteAnnotations(
+    options.retry,
+    client,
+    typeof listTools === 'function'
+      ? (cursor) =>
+          Reflect.apply(
+            listTools,
+            client,
+            cursor === undefined ? [] : [{ cursor }],
+          ) as Promise<unknown>
+      : undefined,
+  );
+  const callTool = async (...args: unknown[]): Promise<unknown> => {
+    const result: unknown = await Reflect.apply(inner.callTool, inner, args);
+    const params: unknown = args[0];
+    const name = isRecord(params) ? ownData(params, 'name') : undefined;
+    const tool = typeof name === 'string' ? await annotations.of(name, result) : {};
+    return asToolMessageResult(result, { ...shape, ...tool });
+  };
   return new Proxy(inner, {
     get(target, prop) {
       if (prop === 'callTool') return callTool;
@@ -91,8 +117,8 @@ export function toolFailureOfArtifact(artifact: unknown): ToolFailure | undefine
  * JSON string with `_meta` in it, which the model must not see. A call whose outputs have none
  * for the model (code mode) is left as it is.
  */
-function asToolMessageResult(result: unknown, shape: ResultOutputsOptions): unknown {
-  const note = failedCallNote(result);
+function asToolMessageResult(result: unknown, shape: ModelNoteOptions): unknown {
+  const note = failedCallNote(result, shape);
   if (note === undefined || !isRecord(result)) return result;
   const outputs = outputsOf(result, shape);
   if (outputs !== undefined && !hasAssistantOutput(outputs)) return result;

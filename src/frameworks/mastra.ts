@@ -73,13 +73,17 @@ export function withToolFailures<M extends MastraMcpClientLike>(
   return mcp;
 }
 
-/** Routes the `callTool` of one connection's SDK client through the adapter, once. */
+/**
+ * Routes the `callTool` of one connection's SDK client through the adapter, and makes the tools
+ * the connection builds hand their model no `_meta`, once.
+ */
 function wrapConnection(
   connection: unknown,
   engineFor: () => ToolRetry | undefined,
   options: FrameworkAdapterOptions | undefined,
 ): void {
   if (!isRecord(connection)) return;
+  wrapToolMaking(connection);
   const client = connection.client as SdkClient | undefined;
   if (!isRecord(client) || typeof client.callTool !== 'function' || WRAPPED.has(client)) return;
   WRAPPED.add(client);
@@ -90,6 +94,73 @@ function wrapConnection(
     isToolCall(params)
       ? calls.call(params, isRecord(callOptions) ? callOptions : undefined, (p, o) => send(p, o))
       : send(params, callOptions);
+}
+
+/**
+ * The methods of a connection that build Mastra tools (`tools()` for discovery,
+ * `toolFromDefinition()` for cached definitions; both `createTool` in `@mastra/mcp` 2.x), with
+ * each tool they return given {@link hideMetaFromModel}. Own properties of this connection only.
+ */
+function wrapToolMaking(connection: Record<string, unknown>): void {
+  if (WRAPPED.has(connection)) return;
+  WRAPPED.add(connection);
+  for (const method of ['tools', 'toolFromDefinition'] as const) {
+    const original = connection[method];
+    if (typeof original !== 'function') continue;
+    const hide = method === 'tools' ? hideMetaInSet : hideMetaFromModel;
+    // The tools are Mastra's whatever happens here: a failure to change them leaves them as made.
+    const each = (made: unknown): unknown => {
+      try {
+        hide(made);
+      } catch {
+        // Left as Mastra made it.
+      }
+      return made;
+    };
+    connection[method] = (...args: unknown[]): unknown => {
+      const made: unknown = Reflect.apply(original, connection, args);
+      if (!(made instanceof Promise)) return each(made);
+      return made.then(each);
+    };
+  }
+}
+
+function hideMetaInSet(set: unknown): unknown {
+  if (isRecord(set)) for (const tool of Object.values(set)) hideMetaFromModel(tool);
+  return set;
+}
+
+/**
+ * Gives a Mastra tool a `toModelOutput` (Mastra's own hook, called with the tool's result; the
+ * application's `toolResults` keep the result as it is) that hands the model the result without
+ * its `_meta`: under `onToolError: 'return'` Mastra would give the model the whole result as
+ * JSON, failure object and every other `_meta` key included. A tool's own `toModelOutput`
+ * (Mastra's, for tools with an output schema, which shows `content` only) is kept.
+ */
+function hideMetaFromModel(tool: unknown): unknown {
+  if (!isRecord(tool) || WRAPPED.has(tool)) return tool;
+  WRAPPED.add(tool);
+  const own = tool.toModelOutput;
+  if (typeof own === 'function') return tool;
+  tool.toModelOutput = modelOutputOf;
+  return tool;
+}
+
+/**
+ * What Mastra itself hands the model for a result (`{ type: 'text' }` for a string, else
+ * `{ type: 'json' }` of the value), with a result's `_meta` left out. Never throws.
+ */
+function modelOutputOf(output: unknown): unknown {
+  if (typeof output === 'string') return { type: 'text', value: output };
+  if (!isRecord(output) || !Object.prototype.hasOwnProperty.call(output, '_meta'))
+    return { type: 'json', value: output ?? null };
+  try {
+    const { _meta: _hidden, ...shown } = output;
+    return { type: 'json', value: shown };
+  } catch {
+    // A result that cannot be copied is shown nothing of itself rather than its `_meta`.
+    return { type: 'json', value: null };
+  }
 }
 
 function isToolCall(params: unknown): params is { name: string } {

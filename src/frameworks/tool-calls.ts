@@ -3,7 +3,7 @@
 // retry engine around it, then the model note in the result's content.
 import type { ToolRetry, ToolRetryClient } from '../retry/with-tool-retry.js';
 import { withNoteInResult } from '@omcp/tool-failure';
-import type { FrameworkAdapterOptions } from './core.js';
+import { NoteAnnotations, type FrameworkAdapterOptions } from './core.js';
 
 /** One `tools/call` as the framework sends it: its params and its request options. */
 export type SendToolCall = (
@@ -38,9 +38,10 @@ type CarriedOptions = Record<string, unknown> & { [CALL_STATE]: CallState };
  * `{ callTool }` shim that sends through it.
  */
 export class FrameworkToolCalls {
-  private readonly retrying: ToolRetryClient<{ callTool: typeof shimCall }> | undefined;
+  private readonly retrying: ToolRetryClient<EngineClient> | undefined;
   private readonly modelNote: boolean;
   private readonly outputs: boolean;
+  private readonly annotations: NoteAnnotations;
 
   /**
    * `engine` is the wrapped client's (from `retryEngineOf`), `undefined` for no retries;
@@ -53,7 +54,13 @@ export class FrameworkToolCalls {
   ) {
     this.modelNote = options?.modelNote === true;
     this.outputs = options?.toolResultOutputs === true;
-    this.retrying = engine?.wrap({ callTool: shimCall, listTools });
+    const client: EngineClient = { callTool: shimCall, listTools };
+    this.retrying = engine?.wrap(client);
+    // The engine's client is the key of the tools' annotations, so its lookup and the note's
+    // are one walk of tools/list.
+    this.annotations = new NoteAnnotations(options?.retry, client, (cursor) =>
+      listTools(cursor === undefined ? undefined : { cursor }),
+    );
   }
 
   /**
@@ -67,7 +74,9 @@ export class FrameworkToolCalls {
     send: SendToolCall,
   ): Promise<unknown> {
     const result = await this.retried(params, options, send);
-    return this.modelNote ? withNoteInResult(result, { outputs: this.outputs }) : result;
+    if (!this.modelNote) return result;
+    const tool = await this.annotations.of(params.name, result);
+    return withNoteInResult(result, { outputs: this.outputs, ...tool });
   }
 
   private async retried(
@@ -86,6 +95,12 @@ export class FrameworkToolCalls {
       return state.last;
     }
   }
+}
+
+/** The client the engine wraps: one attempt through the framework's call, its tool list. */
+interface EngineClient {
+  callTool: typeof shimCall;
+  listTools: (params?: { cursor?: string }) => Promise<unknown>;
 }
 
 /** The engine's client: sends one attempt through the framework's own call. */

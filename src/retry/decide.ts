@@ -1,4 +1,4 @@
-import { summaryOfFailure, readFailureObject } from '@omcp/tool-failure';
+import { readFailureObject, retryPermissionOf, summaryOfFailure } from '@omcp/tool-failure';
 import type { ToolFailure, ToolFailureReading } from '@omcp/tool-failure';
 import type {
   DecideContext,
@@ -6,22 +6,16 @@ import type {
   RetryDecision,
   RetryLimits,
   RetryReason,
-  ToolRetryAnnotations,
 } from './types.js';
+
+// The proposal's rule on annotations is the data model's, shared with the model note.
+export { isIdempotent } from '@omcp/tool-failure';
 
 /** The defaults of `RetryLimits`. */
 export const DEFAULT_RETRY_LIMITS: Readonly<RetryLimits> = Object.freeze({
   maxAttempts: 3,
   maxElapsedMs: 30_000,
 });
-
-/**
- * Whether the annotations allow an automatic retry. Only `idempotentHint: true` does:
- * the MCP default for `idempotentHint` is false, and unknown annotations count as absent.
- */
-export function isIdempotent(annotations: ToolRetryAnnotations | undefined): boolean {
-  return annotations?.idempotentHint === true;
-}
 
 /**
  * The client's dispatch for one received failure, as the proposal asks: on `class`, never
@@ -68,9 +62,11 @@ export function decideOn(
       // Unreachable for a valid reading; an unknown class is treated as malformed.
       return { action: 'stop', reason: 'malformed', outcome: 'failure', failure };
   }
-  if (failure.retryable !== true)
+  // Retryable and idempotent: the one rule (retryPermissionOf), which the model note follows too.
+  const permission = retryPermissionOf(failure, ctx.annotations);
+  if (permission === 'not_retryable')
     return { action: 'stop', reason: 'not_retryable', outcome: 'failure', failure };
-  if (!isIdempotent(ctx.annotations))
+  if (permission === 'not_idempotent')
     return { action: 'stop', reason: 'not_idempotent', outcome: 'failure', failure };
   if (ctx.attempt >= ctx.limits.maxAttempts)
     return { action: 'stop', reason: 'attempts_exhausted', outcome: 'retries_exhausted', failure };

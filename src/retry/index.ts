@@ -17,7 +17,8 @@ export type { ToolRetry, ToolRetryClient } from './with-tool-retry.js';
 export type { RetryableClient } from './types.js';
 export type { TokenBucketRetryBudget } from './budget.js';
 export type { CircuitAdmission, CircuitBreaker, CircuitPermit } from './breaker.js';
-export type { ToolAnnotations } from '../shared/tool-annotations.js';
+export type { RetryHints, ToolAnnotations } from '../shared/tool-annotations.js';
+export type { LoggerLike, LoggerProviderLike } from '../shared/logs.js';
 export type {
   BackoffOptions,
   CircuitBreakerOptions,

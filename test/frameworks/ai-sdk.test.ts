@@ -31,6 +31,8 @@ interface CallToolResult {
 interface AgentRun {
   modelTurns: number[];
   modelSaw: { type: string; value: Array<{ type: string; text?: string }> };
+  /** Every turn's prompt, as JSON. */
+  modelInput: string;
   kept: CallToolResult;
   attempts: number | undefined;
   serverCalls: ServerCall[];
@@ -43,8 +45,19 @@ interface AgentRuns {
   noteOff: AgentRun;
   exhausted: AgentRun;
   outputs: AgentRun;
+  payment: AgentRun;
   retryOnThrow?: { name: string; message: string };
 }
+
+/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the server's others. */
+const HIDDEN = [
+  '"correlationId"',
+  '"_meta"',
+  'io.modelcontextprotocol/',
+  'com.example/',
+  'view_opaque_token',
+];
+const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 
 // ai 7 and @ai-sdk/mcp 2 declare engines.node >= 22.
 const RUNTIMES = runtimesFrom(22);
@@ -64,12 +77,16 @@ function failureOf(result: CallToolResult): ToolFailure {
 }
 
 /** The model's next input: the server's own content, then exactly the note of `failure`. */
-function expectServerTextAndNote(run: AgentRun, serverText: string): ToolFailure {
+function expectServerTextAndNote(
+  run: AgentRun,
+  serverText: string,
+  annotations?: { idempotentHint: boolean },
+): ToolFailure {
   const failure = failureOf(run.kept);
   expect(run.modelSaw.type).toBe('content');
   expect(run.modelSaw.value).toEqual([
     { type: 'text', text: serverText },
-    { type: 'text', text: toolFailureNote(failure) },
+    { type: 'text', text: toolFailureNote(failure, { annotations }) },
   ]);
   const note = run.modelSaw.value[1]!.text!;
   expect(note).toContain(`reference: ${failure.correlationId} `);
@@ -164,6 +181,30 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
       expect(JSON.stringify(run.modelSaw)).not.toContain(hidden);
   });
 
+  it('the model’s input holds no _meta key in any run (with and without the note, with outputs), while the application keeps the failure object', () => {
+    for (const [name, run] of Object.entries(runs)) {
+      if (name === 'retryOnThrow') continue;
+      const { modelInput, modelTurns } = run as AgentRun;
+      expect(modelTurns, name).toHaveLength(2);
+      for (const hidden of HIDDEN) expect(modelInput, name).not.toContain(hidden);
+    }
+    expect(runs.governance.kept._meta?.['com.example/audit']).toEqual({ ticket: 'A-1' });
+  });
+
+  it('never invites the model to resend a non-idempotent call: send_payment’s retryable failure is sent once, its note says only with the user’s consent', () => {
+    const run = runs.payment;
+    expect(run.serverCalls.map((c) => c.tool)).toEqual(['send_payment']);
+    expect(run.attempts).toBe(1);
+    const failure = expectServerTextAndNote(run, 'The payment gateway timed out.', {
+      idempotentHint: false,
+    });
+    expect(failure).toMatchObject({ code: 'retryable_transient_error', retryable: true });
+    expect(run.modelSaw.value[1]!.text).toContain(
+      `\n${CONSENT}, not before ${new Date(failure.retryNotBefore!).toISOString()}\n`,
+    );
+    expect(run.modelInput).not.toContain('retry: yes');
+  });
+
   it("one call makes at most maxAttempts requests beside the client's own maxRetries, and retryOnThrow is refused in one line", () => {
     const run = runs.exhausted;
     // maxAttempts 3 (the default policy) with the client's maxRetries: 2: still 3, not 9.
@@ -174,7 +215,10 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
     ]);
     expect(run.attempts).toBe(3);
     expect(run.serverCalls.at(-1)!.at).toBeLessThanOrEqual(run.modelTurns[1]!);
-    expect(expectServerTextAndNote(run, 'The upstream is down.').class).toBe('reliability');
+    expect(
+      expectServerTextAndNote(run, 'The upstream is down.', { idempotentHint: true }).class,
+    ).toBe('reliability');
+    expect(run.modelSaw.value[1]!.text).toContain('\nretry: yes\n');
     expect(runs.retryOnThrow).toEqual({
       name: 'RangeError',
       message:

@@ -31,6 +31,8 @@ interface AgentRun {
   modelTurns: number[];
   modelSaw: { content: string | Blocks; status: string };
   artifactFailure?: ToolFailure;
+  /** Every turn's messages as the chat model gets them (no artifact), as JSON. */
+  modelInput: string;
   serverCalls: ServerCall[];
 }
 
@@ -42,7 +44,18 @@ interface AgentRuns {
   exhausted: AgentRun;
   exhaustedNoteOff: AgentRun;
   outputs: AgentRun;
+  payment: AgentRun;
 }
+
+/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the server's others. */
+const HIDDEN = [
+  '"correlationId"',
+  '"_meta"',
+  'io.modelcontextprotocol/',
+  'com.example/',
+  'view_opaque_token',
+];
+const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 
 // @langchain/mcp-adapters 1.1.4 declares engines.node >= 20.10. Of 20, 22 and 24 the lowest and
 // the newest line run: each line costs a full agent run of some 25 s.
@@ -64,12 +77,16 @@ afterAll(async () => {
 });
 
 /** The model's next input: the server's own content, then exactly the note of the artifact's failure. */
-function expectServerTextAndNote(run: AgentRun, serverText: string): ToolFailure {
+function expectServerTextAndNote(
+  run: AgentRun,
+  serverText: string,
+  annotations?: { idempotentHint: boolean },
+): ToolFailure {
   const failure = run.artifactFailure;
   expect(failure, JSON.stringify(run)).toBeDefined();
   expect(run.modelSaw.content).toEqual([
     { type: 'text', text: serverText },
-    { type: 'text', text: toolFailureNote(failure!) },
+    { type: 'text', text: toolFailureNote(failure!, { annotations }) },
   ]);
   expect(JSON.stringify(run.modelSaw.content)).not.toContain('io.modelcontextprotocol/toolFailure');
   return failure!;
@@ -161,12 +178,37 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
   it("langchain's toolRetryMiddleware never stacks on the adapter's retries with modelNote; without it, at most maxAttempts x (1 + maxRetries)", () => {
     const noted = runs.exhausted;
     expect(noted.serverCalls).toHaveLength(3);
-    expect(expectServerTextAndNote(noted, 'The upstream is down.').class).toBe('reliability');
+    expect(
+      expectServerTextAndNote(noted, 'The upstream is down.', { idempotentHint: true }).class,
+    ).toBe('reliability');
+    expect((noted.modelSaw.content as Blocks)[1]!.text).toContain('\nretry: yes\n');
     // Without the note the middleware retries the ToolException: 1 + maxRetries (2) tries of a
     // logical call of maxAttempts (3) attempts each; with no retry budget to stop it sooner, 9.
     const plain = runs.exhaustedNoteOff;
     expect(plain.serverCalls).toHaveLength(9);
     expect(plain.modelSaw.status).toBe('error');
+  });
+
+  it('the model’s input holds no _meta key in any run (with and without the note, with outputs), while the artifact holds the failure object', () => {
+    for (const [name, run] of Object.entries(runs)) {
+      expect(run.modelTurns, name).toHaveLength(2);
+      for (const hidden of HIDDEN) expect(run.modelInput, name).not.toContain(hidden);
+    }
+    expect(runs.governance.artifactFailure?.class).toBe('governance');
+  });
+
+  it('never invites the model to resend a non-idempotent call: send_payment’s retryable failure is sent once, its note says only with the user’s consent', () => {
+    const run = runs.payment;
+    expect(run.serverCalls.map((c) => c.tool)).toEqual(['send_payment']);
+    const failure = expectServerTextAndNote(run, 'The payment gateway timed out.', {
+      idempotentHint: false,
+    });
+    expect(failure).toMatchObject({ code: 'retryable_transient_error', retryable: true });
+    const note = (run.modelSaw.content as Blocks)[1]!.text!;
+    expect(note).toContain(
+      `\n${CONSENT}, not before ${new Date(failure.retryNotBefore!).toISOString()}\n`,
+    );
+    expect(run.modelInput).not.toContain('retry: yes');
   });
 
   it('one trace from the agent span through the client span (the official SDK client, this package) to the server span', async () => {

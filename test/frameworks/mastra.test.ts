@@ -37,6 +37,8 @@ interface AppLine {
   modelTurns: number;
   /** The tool result part's `output` in the model's next prompt. */
   modelSaw: { type: string; value: unknown };
+  /** Every prompt the model got in the run, as JSON. */
+  modelInput: string;
   toolResult?: { result?: Record<string, unknown> };
   text: string;
 }
@@ -44,7 +46,7 @@ interface AppLine {
 const CLIENT = 3;
 const SERVER = 2;
 const KEY = 'io.modelcontextprotocol/toolFailure';
-/** `billing` has Mastra's default onToolError ('throw'), `ledger` has 'return'. */
+/** `billing` and `payments` have Mastra's default onToolError ('throw'), `ledger` has 'return'. */
 const TOOLS = [
   'billing_lookup_invoice',
   'billing_refund_invoice',
@@ -52,8 +54,13 @@ const TOOLS = [
   'billing_find_customer',
   'ledger_refund_invoice',
   'traced_find_customer',
+  'payments_send_payment',
+  'ledger_send_payment',
   'billing_busy_then_gone',
 ];
+/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the servers' others. */
+const HIDDEN = ['"correlationId"', '"_meta"', KEY, 'com.example/'];
+const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 /** The traceparent Mastra's `traceContext` gives for the `traced` server. */
 const TRACED_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const TRACED_TRACEPARENT = `00-${TRACED_TRACE_ID}-b7ad6b7169203331-01`;
@@ -173,15 +180,62 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
     it('keeps the failure object reachable in the result under onToolError: return', () => {
       expect(callsOf('refund_invoice', 'ledger')).toHaveLength(1);
       const line = lines.get('ledger_refund_invoice')!;
-      const failure = (line.toolResult!.result!._meta as Record<string, Record<string, unknown>>)[
-        KEY
-      ]!;
+      const meta = line.toolResult!.result!._meta as Record<string, Record<string, unknown>>;
+      const failure = meta[KEY]!;
       expect(failure).toMatchObject({ class: 'governance', code: 'approval_required' });
+      expect(meta['com.example/audit']).toEqual({ ticket: 'A-1' });
       expect(line.toolResult!.result!.isError).toBe(true);
-      // The model gets Mastra's JSON of the result, its text with the note.
-      expect(JSON.stringify(line.modelSaw)).toContain(
-        `reference: ${String(failure.correlationId)}`,
-      );
+      // The model gets Mastra's JSON of the result, its text with the note, without its _meta.
+      expect(line.modelSaw).toEqual({
+        type: 'json',
+        value: {
+          content: [
+            {
+              type: 'text',
+              text: [
+                'Refunds need approval',
+                '',
+                '[tool failure]',
+                'class: governance',
+                'code: approval_required',
+                'retry: no',
+                'guidance: A refund needs a manager to approve it; ask the person to request approval.',
+                `reference: ${String(failure.correlationId)} (quote this when reporting the problem)`,
+              ].join('\n'),
+            },
+          ],
+          isError: true,
+        },
+      });
+    });
+
+    it("hands the model no _meta key in either mode ('throw' and 'return'), the failure object's and the server's others", () => {
+      expect([...lines.keys()].sort()).toEqual([...TOOLS].sort());
+      for (const [tool, line] of lines) {
+        expect(line.modelTurns, tool).toBe(2);
+        for (const hidden of HIDDEN) expect(line.modelInput, tool).not.toContain(hidden);
+      }
+    });
+
+    it('never invites the model to resend a non-idempotent call: send_payment’s retryable failure says only with the user’s consent, in both modes', () => {
+      for (const server of ['payments', 'ledger']) {
+        expect(callsOf('send_payment', server), server).toHaveLength(1);
+        const line = lines.get(`${server}_send_payment`)!;
+        const text =
+          server === 'billing' ? String(line.modelSaw.value) : JSON.stringify(line.modelSaw.value);
+        expect(line.modelInput).not.toContain('retry: yes');
+        expect(text).toContain(`${CONSENT}, not before 20`);
+      }
+      // The application still reads the failure object under 'return'.
+      const meta = lines.get('ledger_send_payment')!.toolResult!.result!._meta as Record<
+        string,
+        Record<string, unknown>
+      >;
+      expect(meta[KEY]).toMatchObject({
+        class: 'reliability',
+        code: 'retryable_transient_error',
+        retryable: true,
+      });
     });
 
     it('makes one trace from the app’s span through the nested SDK client’s spans (zero-code) to the server’s spans', () => {

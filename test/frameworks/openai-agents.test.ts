@@ -33,13 +33,23 @@ interface AppLine {
   tool: string;
   modelTurns: number;
   modelSaw: Array<{ type: string; text: string }>;
+  /** Every input the model got in the run, as JSON. */
+  modelInput: string;
   customData?: { toolFailure?: Record<string, unknown> };
   finalOutput: string;
 }
 
 const CLIENT = 3;
 const SERVER = 2;
-const TOOLS = ['lookup_invoice', 'refund_invoice', 'always_busy', 'find_customer'];
+const TOOLS = ['lookup_invoice', 'refund_invoice', 'always_busy', 'find_customer', 'send_payment'];
+/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the server's others. */
+const HIDDEN = [
+  '"correlationId"',
+  '"_meta"',
+  'io.modelcontextprotocol/toolFailure',
+  'com.example/',
+];
+const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 const supported = runtimes().filter((r) => r.major >= 22);
 
 let project: string;
@@ -128,6 +138,26 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
       expect(textSeen('always_busy')).toContain(
         'class: reliability\ncode: upstream_unavailable\nretry: yes',
       );
+    });
+
+    it('hands the model no _meta key: neither the failure object nor the server’s other keys', () => {
+      expect([...lines.keys()].sort()).toEqual([...TOOLS].sort());
+      for (const [tool, line] of lines) {
+        expect(line.modelTurns, tool).toBe(2);
+        for (const hidden of HIDDEN) expect(line.modelInput, tool).not.toContain(hidden);
+      }
+    });
+
+    it('never invites the model to resend a non-idempotent call: send_payment’s retryable failure says only with the user’s consent', () => {
+      expect(callsOf('send_payment')).toHaveLength(1);
+      const line = lines.get('send_payment')!;
+      expect(line.modelInput).not.toContain('retry: yes');
+      expect(textSeen('send_payment')).toContain(`${CONSENT}, not before 20`);
+      expect(line.customData!.toolFailure).toMatchObject({
+        class: 'reliability',
+        code: 'retryable_transient_error',
+        retryable: true,
+      });
     });
 
     it('keeps the failure object reachable in the output item’s customData, its correlationId the server span’s trace', () => {

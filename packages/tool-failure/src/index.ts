@@ -22,13 +22,16 @@ export { correlationIdFor } from './correlation.js';
 export {
   TOOL_FAILURE_NOTE_HEADER,
   NOTE_GUIDANCE_MAX,
+  NOTE_RETRY_WITH_CONSENT,
   toolFailureNote,
   toolFailureNoteOf,
   withToolFailureNote,
   withNoteInResult,
   contentTextOf,
 } from './model-note.js';
-export type { ModelNoteOptions } from './model-note.js';
+export type { ModelNoteOptions, ToolFailureNoteOptions } from './model-note.js';
+export { isIdempotent, retryPermissionOf } from './retry-rule.js';
+export type { RetryPermission, ToolRetryHints } from './retry-rule.js';
 export type { ResultOutputsOptions, ToolResultOutput } from './outputs.js';
 export type {
   ToolFailure,

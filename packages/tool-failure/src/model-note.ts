@@ -7,10 +7,22 @@ import {
   type ResultOutputsOptions,
 } from './outputs.js';
 import { readToolFailure, type ReadToolFailureOptions } from './read.js';
+import { retryPermissionOf, type ToolRetryHints } from './retry-rule.js';
 import type { ToolFailure } from './types.js';
 
-/** Options of the note functions that take a whole result: the `_meta` key and the switch. */
-export type ModelNoteOptions = ReadToolFailureOptions & ResultOutputsOptions;
+/** What the note knows of the tool that failed. */
+export interface ToolFailureNoteOptions {
+  /**
+   * The tool's annotations (from `tools/list`): `retry: yes` needs `idempotentHint: true`.
+   * Unknown (left out) counts as not idempotent: the note then says to ask the person first.
+   */
+  annotations?: ToolRetryHints | null;
+}
+
+/** Options of the note functions that take a whole result: the `_meta` key, the switch, the tool. */
+export type ModelNoteOptions = ReadToolFailureOptions &
+  ResultOutputsOptions &
+  ToolFailureNoteOptions;
 
 /**
  * The one rule for showing a tool failure to a model. A client never forwards a result's
@@ -19,7 +31,8 @@ export type ModelNoteOptions = ReadToolFailureOptions & ResultOutputsOptions;
  * `correlationId` as a reference the model can quote to the person. Every value is flattened
  * to one line and capped, so server text cannot add lines that look like the note's own.
  *
- * The format (stable; docs/extension.md, "Showing a failure to a model"):
+ * The format (stable; docs/extension.md, "Showing a failure to a model"), here for a tool that
+ * declares `idempotentHint: true`:
  *
  *     [tool failure]
  *     class: reliability
@@ -28,8 +41,12 @@ export type ModelNoteOptions = ReadToolFailureOptions & ResultOutputsOptions;
  *     guidance: The billing service is busy; try again shortly.
  *     reference: 4bf92f3577b34da6a3ce929d0e0e4736 (quote this when reporting the problem)
  *
- * `retry:` is `yes`, `yes, not before <ISO 8601 UTC>` or `no`; `guidance:` is left out when
- * the server gave none.
+ * `retry:` follows the proposal's rule (`retryPermissionOf`): `yes` (or `yes, not before
+ * <ISO 8601 UTC>`) only for a `reliability` failure with `retryable: true` of a tool whose
+ * annotations declare `idempotentHint: true`; {@link NOTE_RETRY_WITH_CONSENT} (with the same
+ * `, not before …`) when the tool is not declared idempotent or its annotations are unknown, so
+ * the model does not resend a payment or an email on its own; `no` otherwise. `guidance:` is
+ * left out when the server gave none.
  */
 export const TOOL_FAILURE_NOTE_HEADER = '[tool failure]';
 
@@ -39,16 +56,26 @@ export const NOTE_GUIDANCE_MAX = 500;
 /** The longest `code` or `correlationId` the note carries. */
 const NOTE_FIELD_MAX = 128;
 
+/**
+ * The `retry:` value for a retryable failure of a tool not declared idempotent (or whose
+ * annotations are unknown): sending the call again may repeat what it did.
+ */
+export const NOTE_RETRY_WITH_CONSENT =
+  "only with the user's consent (the tool is not declared safe to repeat)";
+
 /** What a model is told to do with the reference. */
 const REFERENCE_HINT = '(quote this when reporting the problem)';
 
-/** The note for a failure object that read as valid (`readToolFailure(...).failure`). */
-export function toolFailureNote(failure: ToolFailure): string {
+/**
+ * The note for a failure object that read as valid (`readToolFailure(...).failure`), for the
+ * tool with `options.annotations` (unknown when left out).
+ */
+export function toolFailureNote(failure: ToolFailure, options?: ToolFailureNoteOptions): string {
   const lines = [
     TOOL_FAILURE_NOTE_HEADER,
     `class: ${failure.class}`,
     `code: ${oneLine(failure.code, NOTE_FIELD_MAX)}`,
-    `retry: ${retryOf(failure)}`,
+    `retry: ${retryOf(failure, options?.annotations)}`,
   ];
   if (typeof failure.agentGuidance === 'string' && failure.agentGuidance.trim() !== '')
     lines.push(`guidance: ${oneLine(failure.agentGuidance, NOTE_GUIDANCE_MAX)}`);
@@ -63,10 +90,10 @@ export function toolFailureNote(failure: ToolFailure): string {
  */
 export function toolFailureNoteOf(
   result: unknown,
-  options?: ReadToolFailureOptions,
+  options?: ReadToolFailureOptions & ToolFailureNoteOptions,
 ): string | undefined {
   const reading = readToolFailure(result, options);
-  return reading.status === 'valid' ? toolFailureNote(reading.failure) : undefined;
+  return reading.status === 'valid' ? toolFailureNote(reading.failure, options) : undefined;
 }
 
 /**
@@ -76,7 +103,7 @@ export function toolFailureNoteOf(
 export function withToolFailureNote(
   text: string,
   result: unknown,
-  options?: ReadToolFailureOptions,
+  options?: ReadToolFailureOptions & ToolFailureNoteOptions,
 ): string {
   const note = toolFailureNoteOf(result, options);
   return note === undefined ? text : joinNote(text, note);
@@ -134,12 +161,14 @@ export function contentTextOf(result: unknown, options?: ResultOutputsOptions): 
   return texts.join('\n');
 }
 
-function retryOf(failure: ToolFailure): string {
-  if (failure.class !== 'reliability' || failure.retryable !== true) return 'no';
+function retryOf(failure: ToolFailure, annotations: ToolRetryHints | null | undefined): string {
+  const permission = retryPermissionOf(failure, annotations);
+  if (permission !== 'allowed' && permission !== 'not_idempotent') return 'no';
+  const answer = permission === 'allowed' ? 'yes' : NOTE_RETRY_WITH_CONSENT;
   const at = failure.retryNotBefore;
-  if (typeof at !== 'number' || !Number.isFinite(at)) return 'yes';
+  if (typeof at !== 'number' || !Number.isFinite(at)) return answer;
   const date = new Date(at);
-  return Number.isNaN(date.getTime()) ? 'yes' : `yes, not before ${date.toISOString()}`;
+  return Number.isNaN(date.getTime()) ? answer : `${answer}, not before ${date.toISOString()}`;
 }
 
 /** `value` with control characters and line breaks made spaces, trimmed, cut to `max`. */

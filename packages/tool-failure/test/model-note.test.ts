@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   TOOL_FAILURE_META_KEY as KEY,
   TOOL_FAILURE_NOTE_HEADER,
+  NOTE_RETRY_WITH_CONSENT,
   contentTextOf,
   toolFailureNote,
   toolFailureNoteOf,
@@ -19,14 +20,17 @@ const result = (failure: unknown, text = 'Upstream timed out'): unknown => ({
 describe('toolFailureNote', () => {
   it('gives class, code, retry time, guidance and the reference, one per line', () => {
     const at = Date.UTC(2026, 11, 3, 10, 0, 5);
-    const note = toolFailureNote({
-      class: 'reliability',
-      code: 'upstream_unavailable',
-      retryable: true,
-      retryNotBefore: at,
-      correlationId: id,
-      agentGuidance: 'Try again shortly.',
-    });
+    const note = toolFailureNote(
+      {
+        class: 'reliability',
+        code: 'upstream_unavailable',
+        retryable: true,
+        retryNotBefore: at,
+        correlationId: id,
+        agentGuidance: 'Try again shortly.',
+      },
+      { annotations: { idempotentHint: true } },
+    );
     expect(note.split('\n')).toEqual([
       TOOL_FAILURE_NOTE_HEADER,
       'class: reliability',
@@ -37,14 +41,69 @@ describe('toolFailureNote', () => {
     ]);
   });
 
-  it.each<[string, Partial<ToolFailure>, string]>([
-    ['governance is never retried', { class: 'governance', retryable: true }, 'no'],
-    ['capability is never retried', { class: 'capability' }, 'no'],
-    ['reliability without retryable is not retried', { class: 'reliability' }, 'no'],
-    ['retryable without a time', { class: 'reliability', retryable: true }, 'yes'],
-  ])('retry line: %s', (_name, fields, retry) => {
-    const note = toolFailureNote({ code: 'c', correlationId: id, ...fields } as ToolFailure);
+  const idempotent = { idempotentHint: true };
+  it.each<[string, Partial<ToolFailure>, { idempotentHint?: boolean } | undefined, string]>([
+    ['governance is never retried', { class: 'governance', retryable: true }, idempotent, 'no'],
+    ['capability is never retried', { class: 'capability' }, idempotent, 'no'],
+    ['reliability without retryable is not retried', { class: 'reliability' }, idempotent, 'no'],
+    [
+      'retryable, idempotent, without a time',
+      { class: 'reliability', retryable: true },
+      idempotent,
+      'yes',
+    ],
+    [
+      'retryable, not idempotent: only with consent',
+      { class: 'reliability', retryable: true },
+      { idempotentHint: false },
+      NOTE_RETRY_WITH_CONSENT,
+    ],
+    [
+      'retryable, annotations unknown: only with consent',
+      { class: 'reliability', retryable: true },
+      undefined,
+      NOTE_RETRY_WITH_CONSENT,
+    ],
+    [
+      'retryable, read-only but not declared idempotent: only with consent',
+      { class: 'reliability', retryable: true },
+      { readOnlyHint: true } as { idempotentHint?: boolean },
+      NOTE_RETRY_WITH_CONSENT,
+    ],
+    [
+      'not retryable, not idempotent: no',
+      { class: 'reliability', retryable: false },
+      { idempotentHint: false },
+      'no',
+    ],
+  ])('retry line: %s', (_name, fields, annotations, retry) => {
+    const note = toolFailureNote({ code: 'c', correlationId: id, ...fields } as ToolFailure, {
+      annotations,
+    });
     expect(note).toContain(`\nretry: ${retry}\n`);
+  });
+
+  it('send_payment (idempotentHint: false), retryable transient error with retryNotBefore: never "retry: yes"', () => {
+    const at = Date.UTC(2026, 11, 3, 10, 0, 5);
+    const failure: ToolFailure = {
+      class: 'reliability',
+      code: 'retryable_transient_error',
+      retryable: true,
+      retryNotBefore: at,
+      correlationId: id,
+    };
+    for (const annotations of [{ idempotentHint: false }, undefined, null]) {
+      const retry = toolFailureNote(failure, { annotations })
+        .split('\n')
+        .filter((l) => l.startsWith('retry:'));
+      expect(retry).toEqual([
+        `retry: ${NOTE_RETRY_WITH_CONSENT}, not before ${new Date(at).toISOString()}`,
+      ]);
+    }
+    // The same failure of an idempotent tool may be sent again.
+    expect(toolFailureNote(failure, { annotations: { idempotentHint: true } })).toContain(
+      `\nretry: yes, not before ${new Date(at).toISOString()}\n`,
+    );
   });
 
   it('leaves out blank guidance', () => {

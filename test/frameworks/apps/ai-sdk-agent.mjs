@@ -1,8 +1,8 @@
 // A full AI SDK agent loop (generateText with a scripted MockLanguageModelV4 from ai/test) over
 // the MCP tools of @ai-sdk/mcp's own client, wrapped by withToolFailures, against server.mjs on
 // stdio. Prints one JSON line: per scenario, what the model was handed on its next turn (the AI
-// SDK's own conversion of the tool result), the result the application keeps, and the calls the
-// server received.
+// SDK's own conversion of the tool result), the model's whole input (every turn's prompt, as
+// JSON), the result the application keeps, and the calls the server received.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
@@ -71,6 +71,7 @@ async function agentRun(tools, toolName, input) {
   return {
     modelTurns: turns,
     modelSaw: toolMessage?.content.find((part) => part.type === 'tool-result')?.output,
+    modelInput: JSON.stringify(model.doGenerateCalls.map((call) => call.prompt)),
     kept: output,
     attempts: output === undefined ? undefined : toolCallReportOf(output)?.attempts,
     serverCalls: calls().slice(before),
@@ -113,5 +114,13 @@ const variants = withToolFailures(await createMCPClient({ transport: stdio() }),
 });
 out.outputs = await agentRun(await variants.tools(), 'search_customers', { query: 'Globex' });
 await variants.close();
+
+// A tool that is not idempotent (idempotentHint: false) fails retryable: never resent, and the
+// note says to ask the person first.
+const payments = withToolFailures(await createMCPClient({ transport: stdio() }), {
+  modelNote: true,
+});
+out.payment = await agentRun(await payments.tools(), 'send_payment', { amount: 120 });
+await payments.close();
 
 console.log(JSON.stringify(out));

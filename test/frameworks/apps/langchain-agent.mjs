@@ -3,7 +3,9 @@
 // wrapped by withToolFailures, against server.mjs on stdio. Run under the register entry, with
 // the server under it too, so the trace goes from the agent's span through the client span to
 // the server span. Prints one JSON line: per scenario, the ToolMessage the model was handed on
-// its next turn, the failure object in its artifact, the trace ID and the server's calls.
+// its next turn, the model's whole input (every turn's messages as a chat model sends them: the
+// artifact, which LangChain never sends a model, left out), the failure object in the artifact,
+// the trace ID and the server's calls.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { trace } from '@opentelemetry/api';
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
@@ -69,6 +71,17 @@ async function agentRun(tools, toolName, args, middleware = []) {
     traceId,
     modelTurns: turns,
     modelSaw: message && { content: message.content, status: message.status },
+    modelInput: JSON.stringify(
+      model.calls.map((call) =>
+        call.messages.map((m) => ({
+          type: m.type,
+          content: m.content,
+          tool_calls: m.tool_calls,
+          tool_call_id: m.tool_call_id,
+          status: m.status,
+        })),
+      ),
+    ),
     artifactFailure: message && toolFailureOfArtifact(message.artifact),
     serverCalls: calls().slice(before),
   };
@@ -103,6 +116,10 @@ const variants = await loadMcpTools(
   withToolFailures(await mcp.getClient('billing'), { modelNote: true, toolResultOutputs: true }),
 );
 out.outputs = await agentRun(variants, 'search_customers', { query: 'Globex' });
+
+// A tool that is not idempotent (idempotentHint: false) fails retryable: never resent, and the
+// note says to ask the person first.
+out.payment = await agentRun(tools, 'send_payment', { amount: 120 });
 
 await mcp.close();
 console.log(JSON.stringify(out));

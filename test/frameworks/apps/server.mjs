@@ -77,13 +77,17 @@ server.registerTool(
   },
   async ({ amount }) => {
     record('issue_refund');
-    return toolFailure({
-      class: 'governance',
-      code: 'permission_denied',
-      message: `A refund of ${amount} EUR needs a supervisor's approval.`,
-      agentGuidance:
-        'Tell the person that a supervisor must approve this refund in the billing console.',
-    });
+    return toolFailure(
+      {
+        class: 'governance',
+        code: 'permission_denied',
+        message: `A refund of ${amount} EUR needs a supervisor's approval.`,
+        agentGuidance:
+          'Tell the person that a supervisor must approve this refund in the billing console.',
+      },
+      // Another _meta key beside the failure object: neither may reach the model.
+      { meta: { 'com.example/audit': { ticket: 'A-1' } } },
+    );
   },
 );
 
@@ -102,6 +106,31 @@ server.registerTool(
       message: `There is no invoice ${number}.`,
       agentGuidance: 'Ask the person for the invoice number printed on the invoice.',
     });
+  },
+);
+
+// Not idempotent (a payment): a retryable transient error with a retryNotBefore, which no
+// client may resend on its own, and no note may invite the model to resend.
+server.registerTool(
+  'send_payment',
+  {
+    description: 'Sends a payment to a supplier.',
+    inputSchema: { amount: z.number() },
+    annotations: { idempotentHint: false, destructiveHint: true, readOnlyHint: false },
+  },
+  async () => {
+    record('send_payment');
+    return toolFailure(
+      {
+        class: 'reliability',
+        code: 'retryable_transient_error',
+        retryable: true,
+        retryNotBefore: Date.now() + waitMs,
+        message: 'The payment gateway timed out.',
+        agentGuidance: 'The payment may not have been sent.',
+      },
+      { meta: { 'com.example/ledger': { batch: 'b-7' } } },
+    );
   },
 );
 

@@ -1,7 +1,7 @@
 // A full OpenAI Agents JS loop (@openai/agents-core 0.20.0): the Runner, a scripted model (the
 // framework's own Model interface), an MCP server on stdio (./server.mjs). For each tool the
 // model calls it once, then prints one JSON line: what the Runner put in the model's next input
-// for that call, and the output item's customData.
+// for that call, the model's whole input (every turn's, as JSON), and the output item's customData.
 import { trace } from '@opentelemetry/api';
 import { Agent, MCPServerStdio, Runner, Usage } from '@openai/agents-core';
 import { withToolFailures } from '@omcp/instrumentation-mcp/frameworks/openai-agents';
@@ -83,6 +83,7 @@ for (const tool of process.argv.slice(2)) {
       tool,
       modelTurns: model.inputs.length,
       modelSaw: toolResult?.output,
+      modelInput: JSON.stringify(model.inputs),
       customData: item?.customData,
       finalOutput: result.finalOutput,
     }),

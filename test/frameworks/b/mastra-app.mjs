@@ -3,8 +3,8 @@
 // tools of an MCPClient with two servers on stdio (./server.mjs): `billing` with Mastra's default
 // onToolError ('throw'), `ledger` with 'return'. For each tool named in the arguments (Mastra's
 // names, `<server>_<tool>`) the model calls it once, then the app prints one JSON line: the tool
-// message Mastra put in the model's next prompt for that call, and the tool result the
-// application got.
+// message Mastra put in the model's next prompt for that call, the model's whole input (every
+// prompt, as JSON), and the tool result the application got.
 import { Agent } from '@mastra/core/agent';
 import { MastraLanguageModelV2Mock } from '@mastra/core/test-utils/llm-mock';
 import { MCPClient } from '@mastra/mcp';
@@ -56,8 +56,18 @@ const traced = {
 };
 const tracedMcp = withToolFailures(new MCPClient({ id: 'traced', servers: { traced } }));
 
+// A server of its own (and so a retry budget of its own) for send_payment under 'throw'.
+const payments = withToolFailures(
+  new MCPClient({ id: 'payments', servers: { payments: serverOf('payments') } }),
+  { modelNote: true },
+);
+
 const tracer = trace.getTracer('mastra-app');
-const mastraTools = { ...(await mcp.listTools()), ...(await tracedMcp.listTools()) };
+const mastraTools = {
+  ...(await mcp.listTools()),
+  ...(await tracedMcp.listTools()),
+  ...(await payments.listTools()),
+};
 for (const tool of tools) {
   const { model, prompts } = scriptedModel(tool);
   const agent = new Agent({
@@ -80,6 +90,7 @@ for (const tool of tools) {
       tool,
       modelTurns: prompts.length,
       modelSaw: toolMessage?.content?.[0]?.output,
+      modelInput: JSON.stringify(prompts),
       toolResult: result.toolResults?.[0]?.payload,
       text: result.text,
     }),
@@ -87,3 +98,4 @@ for (const tool of tools) {
 }
 await mcp.disconnect();
 await tracedMcp.disconnect();
+await payments.disconnect();

@@ -65,12 +65,17 @@ server.registerTool(
   { description: 'Refunds an invoice', annotations: idempotent },
   async (ctx) => {
     record('refund_invoice', ctx?.mcpReq?._meta);
-    return toolFailure({
-      class: 'governance',
-      code: 'approval_required',
-      agentGuidance: 'A refund needs a manager to approve it; ask the person to request approval.',
-      message: 'Refunds need approval',
-    });
+    return toolFailure(
+      {
+        class: 'governance',
+        code: 'approval_required',
+        agentGuidance:
+          'A refund needs a manager to approve it; ask the person to request approval.',
+        message: 'Refunds need approval',
+      },
+      // Another _meta key beside the failure object: neither may reach the model.
+      { meta: { 'com.example/audit': { ticket: 'A-1' } } },
+    );
   },
 );
 
@@ -86,6 +91,30 @@ server.registerTool(
       agentGuidance: 'No such customer; ask the person for the customer number.',
       message: 'Customer not found',
     });
+  },
+);
+
+// Not idempotent (a payment): a retryable transient error with a retryNotBefore, which no
+// client may resend on its own, and no note may invite the model to resend.
+server.registerTool(
+  'send_payment',
+  {
+    description: 'Sends a payment',
+    annotations: { idempotentHint: false, destructiveHint: true, readOnlyHint: false },
+  },
+  async (ctx) => {
+    record('send_payment', ctx?.mcpReq?._meta);
+    return toolFailure(
+      {
+        class: 'reliability',
+        code: 'retryable_transient_error',
+        retryable: true,
+        retryNotBefore: Date.now() + 300,
+        agentGuidance: 'The payment gateway timed out.',
+        message: 'Payment gateway timed out',
+      },
+      { meta: { 'com.example/ledger': { batch: 'b-7' } } },
+    );
   },
 );
 
