@@ -18,7 +18,7 @@ export type { RetryableClient } from './types.js';
 export type { TokenBucketRetryBudget } from './budget.js';
 export type { CircuitAdmission, CircuitBreaker, CircuitPermit } from './breaker.js';
 export type { RetryHints, ToolAnnotations } from '../shared/tool-annotations.js';
-export type { LoggerLike, LoggerProviderLike } from '../shared/logs.js';
+export type { LoggerLike, LoggerProviderLike, LogRecordLike } from '../shared/logs.js';
 export type {
   BackoffOptions,
   CircuitBreakerOptions,
