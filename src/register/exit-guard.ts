@@ -227,10 +227,16 @@ export class ExitGuard {
     env: NodeJS.ProcessEnv,
     traceExporter: SpanExporter | undefined,
     private readonly post: typeof postSync = postSync,
+    notice?: (message: string) => void,
   ) {
     this.setUpSpans(load, env, traceExporter);
     this.setUpLogs(load, env);
     this.setUpMetrics(load, env);
+    const unbounded = this.channels().filter((c) => !c.bounded).length;
+    if (unbounded > 0)
+      notice?.(
+        `this OpenTelemetry line's OTLP/HTTP exporters have no transport the entry can bound (${unbounded} of ${this.channels().length}): their retries may hold the process at exit for up to OTEL_EXPORTER_OTLP_TIMEOUT; please report it with the sdk-node version`,
+      );
   }
 
   private setUpSpans(load: LineLoader, env: NodeJS.ProcessEnv, exporter: SpanExporter | undefined) {

@@ -88,6 +88,7 @@ const FAILED = 1;
 
 /** What the exit reads of a channel, whatever it carries. */
 export interface ChannelState {
+  readonly bounded: boolean;
   readonly lost: number;
   readonly unanswered: boolean;
   readonly reason: string | undefined;

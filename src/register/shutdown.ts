@@ -9,11 +9,20 @@ export const SHUTDOWN_TIMEOUT_MS = 1_500;
 /** The variable that sets {@link SHUTDOWN_TIMEOUT_MS} for one process, in milliseconds. */
 export const EXIT_FLUSH_TIMEOUT_ENV = 'OTEL_INSTRUMENTATION_MCP_EXIT_FLUSH_TIMEOUT';
 
-/** The flush bound `env` sets (a number of milliseconds > 0), else {@link SHUTDOWN_TIMEOUT_MS}. */
-export function exitFlushTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+/**
+ * The flush bound `env` sets (a number of milliseconds > 0), else {@link SHUTDOWN_TIMEOUT_MS};
+ * a value that cannot be read is said through `warn`.
+ */
+export function exitFlushTimeoutMs(
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = () => {},
+): number {
   const raw = env[EXIT_FLUSH_TIMEOUT_ENV]?.trim();
-  const value = raw === undefined || raw === '' ? NaN : Number(raw);
-  return Number.isFinite(value) && value > 0 ? value : SHUTDOWN_TIMEOUT_MS;
+  if (raw === undefined || raw === '') return SHUTDOWN_TIMEOUT_MS;
+  const value = Number(raw);
+  if (Number.isFinite(value) && value > 0) return value;
+  warn(`${EXIT_FLUSH_TIMEOUT_ENV}=${raw} is not a number of milliseconds > 0; using the default`);
+  return SHUTDOWN_TIMEOUT_MS;
 }
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;

@@ -267,7 +267,7 @@ export function startTelemetry(
     return undefined;
   }
   const traceExporter = traceExporterFromEnv(process.env, sdkLine);
-  const guard = new ExitGuard(sdkLine.load, process.env, traceExporter);
+  const guard = new ExitGuard(sdkLine.load, process.env, traceExporter, undefined, notice);
   const sdk = new sdkLine.NodeSDK({
     instrumentations: [new McpInstrumentation(configFromEnv())],
     // The guard's span processors carry the exporter; without them NodeSDK batches it itself.
@@ -290,7 +290,7 @@ export function startTelemetry(
       notice,
     },
     process,
-    exitFlushTimeoutMs(),
+    exitFlushTimeoutMs(process.env, warn),
   );
   return sdk;
 }
