@@ -12,7 +12,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { runtimes } from '../helpers/runtimes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -86,16 +88,27 @@ interface Run {
 }
 
 /** Runs `app` under the register entry until it ends by itself; SIGKILLed after 30 s. */
-function run(app: string, env: Record<string, string>): Promise<Run> {
+/** Where a setup runs: the Node.js binary and the folder whose OpenTelemetry line it resolves. */
+interface Place {
+  node: string;
+  cwd: string;
+}
+const HERE: Place = { node: process.execPath, cwd: root };
+
+function run(app: string, env: Record<string, string>, place: Place = HERE): Promise<Run> {
   const base = { ...process.env };
   for (const name of Object.keys(base)) if (name.startsWith('OTEL_')) delete base[name];
   return new Promise((resolve) => {
     const began = Date.now();
     const child = spawn(
-      process.execPath,
-      ['--import', '@omcp/instrumentation-mcp/register', `test/fixtures/apps/${app}`],
+      place.node,
+      [
+        '--import',
+        join(root, 'register', 'index.mjs'),
+        join(root, 'test', 'fixtures', 'apps', app),
+      ],
       {
-        cwd: root,
+        cwd: place.cwd,
         env: { ...base, NODE_OPTIONS: '', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', ...env },
       },
     );
@@ -117,14 +130,29 @@ const lossLines = (stderr: string): string[] =>
     .split('\n')
     .filter((line) => /^@omcp\/instrumentation-mcp\/register: telemetry /.test(line));
 
-const SETUPS = [
-  { name: 'one process (client and server in memory)', app: 'fault-app.mjs', processes: 1 },
-  {
-    name: 'a client whose stdio server is also under the register entry',
-    app: 'stdio-client-app.mjs',
-    processes: 2,
-  },
-];
+const node24 = runtimes().find((r) => r.major === 24)!;
+const SETUPS: Array<{ name: string; app: string; processes: number; place?: Place; line: string }> =
+  [
+    {
+      name: 'one process (client and server in memory)',
+      app: 'fault-app.mjs',
+      processes: 1,
+      line: '2.x',
+    },
+    {
+      name: 'a client whose stdio server is also under the register entry',
+      app: 'stdio-client-app.mjs',
+      processes: 2,
+      line: '2.x',
+    },
+    {
+      name: 'one process on Node.js 24 with OpenTelemetry JS 3.x (test/fixtures/otel-3.x)',
+      app: 'fault-app.mjs',
+      processes: 1,
+      place: { node: node24.node, cwd: join(root, 'test', 'fixtures', 'otel-3.x') },
+      line: '3.x',
+    },
+  ];
 
 const collectors = new Map<Fault, Collector>();
 let healthy: OtlpReceiver;
@@ -137,7 +165,7 @@ afterAll(async () => {
   for (const collector of collectors.values()) await collector.close();
 });
 
-describe.each(SETUPS)('$name', ({ app, processes }) => {
+describe.each(SETUPS)('$name', ({ app, processes, place, line }) => {
   const cells = FAULTS.flatMap((fault) =>
     (['defaults', 'short intervals'] as const).map((intervals) => ({ fault, intervals })),
   );
@@ -151,9 +179,9 @@ describe.each(SETUPS)('$name', ({ app, processes }) => {
     for (const intervals of ['defaults', 'short intervals'] as const) {
       const env = intervals === 'short intervals' ? SHORT : {};
       const [reference, ...faulty] = await Promise.all([
-        run(app, { OTEL_EXPORTER_OTLP_ENDPOINT: healthy.url, ...env }),
+        run(app, { OTEL_EXPORTER_OTLP_ENDPOINT: healthy.url, ...env }, place),
         ...FAULTS.map((fault) =>
-          run(app, { OTEL_EXPORTER_OTLP_ENDPOINT: collectors.get(fault)!.url, ...env }),
+          run(app, { OTEL_EXPORTER_OTLP_ENDPOINT: collectors.get(fault)!.url, ...env }, place),
         ),
       ]);
       references.set(intervals, reference!);
@@ -166,6 +194,7 @@ describe.each(SETUPS)('$name', ({ app, processes }) => {
       expect([reference.code, reference.signal]).toEqual([0, null]);
       expect(reference.stdout).toMatch(/"correlationId":"X"[^\n]*\n(.*\n)*done\n$/);
       expect(lossLines(reference.stderr)).toEqual([]);
+      expect(reference.stderr).toContain(`OpenTelemetry JS ${line} started`);
     }
   });
 
@@ -197,7 +226,7 @@ describe.each(SETUPS)('$name', ({ app, processes }) => {
 
 describe('a collector that accepts and never answers', () => {
   it('gets at most one connection per signal and process: one export on the wire per signal', () => {
-    // 2 setups x 2 interval settings; 3 processes per pair of runs; 3 signals each.
-    expect(collectors.get('stuck')!.connections).toBeLessThanOrEqual(2 * 3 * 3);
+    // 2 interval settings x 4 processes (one, two, one); 3 signals each.
+    expect(collectors.get('stuck')!.connections).toBeLessThanOrEqual(2 * 4 * 3);
   });
 });
