@@ -1,5 +1,6 @@
 import { SpanStatusCode, TraceFlags, type Context } from '@opentelemetry/api';
 import type { LogRecordExporter, LogRecordProcessor, SdkLogRecord } from '@opentelemetry/sdk-logs';
+import type { MetricReader, PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 import type {
   ReadableSpan,
@@ -8,6 +9,12 @@ import type {
   SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { ExitLedger } from './exit-ledger.js';
+import {
+  ExportChannel,
+  type ChannelExporter,
+  type ChannelState,
+  type ChannelWatcher,
+} from './export-channel.js';
 import { otlpHttpTarget, postSync, type OtlpHttpTarget, type SyncPost } from './sync-post.js';
 
 /** How long the synchronous send at exit may take, spans and log records together. */
@@ -30,7 +37,13 @@ const TRACE_EXPORTERS: Record<HttpProtocol, string> = {
   'http/json': '@opentelemetry/exporter-trace-otlp-http',
   'http/protobuf': '@opentelemetry/exporter-trace-otlp-proto',
 };
+const METRIC_EXPORTERS: Record<HttpProtocol, string> = {
+  'http/json': '@opentelemetry/exporter-metrics-otlp-http',
+  'http/protobuf': '@opentelemetry/exporter-metrics-otlp-proto',
+};
 const TRANSFORMER = '@opentelemetry/otlp-transformer';
+/** Metric exports that may wait behind the one on the wire (each is a whole collection). */
+const METRIC_EXPORTS_QUEUED = 2;
 
 interface Serializer<T> {
   serializeRequest(items: T[]): Uint8Array | undefined;
@@ -53,6 +66,11 @@ type BatchSpanProcessorClass = new (
 type BatchLogProcessorClass = new (
   options: BatchOptions & { exporter: LogRecordExporter },
 ) => LogRecordProcessor;
+type MetricReaderClass = new (options: {
+  exporter: PushMetricExporter;
+  exportIntervalMillis: number;
+  exportTimeoutMillis: number;
+}) => MetricReader;
 
 /** An `OTEL_*` string as the SDK reads it: unset, empty and blank are all absent. */
 function envString(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -65,6 +83,12 @@ function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const raw = envString(env, name);
   const value = raw === undefined ? NaN : Number(raw);
   return value >= 0 ? value : undefined;
+}
+
+/** A number > 0 from `OTEL_*`, as NodeSDK reads the metric interval and timeout; else the default. */
+function envPositive(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = envNumber(env, name);
+  return value !== undefined && value > 0 ? value : undefined;
 }
 
 /** The batch settings of `prefix` (`OTEL_BSP` or `OTEL_BLRP`), as NodeSDK passes them. */
@@ -87,7 +111,7 @@ function batchOptions(env: NodeJS.ProcessEnv, prefix: string): BatchOptions {
  */
 function httpProtocol(
   env: NodeJS.ProcessEnv,
-  signal: 'TRACES' | 'LOGS',
+  signal: 'TRACES' | 'LOGS' | 'METRICS',
 ): HttpProtocol | 'none' | undefined {
   const exporters = [
     ...new Set(
@@ -109,32 +133,32 @@ function httpProtocol(
 /** Where one signal goes at exit, and how it is encoded. */
 interface SyncPath<T> {
   ledger: ExitLedger<T>;
+  channel: ExportChannel<T[]>;
   target: OtlpHttpTarget;
   contentType: string;
   serializer: Serializer<T>;
 }
 
-/** The exporter's side of the ledger: which batches are out, and which are answered. */
-interface BatchExporter<T> {
-  export(items: T[], done: (result: { code: number }) => void): void;
-  shutdown(): Promise<void>;
-  forceFlush?(): Promise<void>;
+/** Exports waiting behind the one on the wire: every batch of a full queue (a flush hands them all). */
+function queuedBatches(options: BatchOptions): number {
+  const queue = options.maxQueueSize || 2048;
+  return Math.ceil(queue / Math.min(options.maxExportBatchSize || 512, queue));
 }
 
-/** `exporter` reporting its batches to `ledger`; everything else passes through. */
-function ledgered<T, E extends BatchExporter<T>>(exporter: E, ledger: ExitLedger<T>): E {
-  const wrapped: BatchExporter<T> = {
-    export(items, done) {
-      ledger.exporting(items);
-      exporter.export(items, (result) => {
-        ledger.settled(items);
-        done(result);
-      });
-    },
-    shutdown: () => exporter.shutdown(),
-    forceFlush: () => exporter.forceFlush?.() ?? Promise.resolve(),
+/** The ledger following a channel: a batch is out once taken, confirmed once its export ended. */
+function watchedBy<T>(ledger: ExitLedger<T>): ChannelWatcher<T[]> {
+  return {
+    accepted: (items) => ledger.exporting(items),
+    settled: (items) => ledger.settled(items),
   };
-  return wrapped as E;
+}
+
+/** The metric points an export carries. */
+function metricPoints(metrics: ResourceMetrics): number {
+  return metrics.scopeMetrics.reduce(
+    (n, scope) => n + scope.metrics.reduce((m, metric) => m + metric.dataPoints.length, 0),
+    0,
+  );
 }
 
 /** Spans still open, so the exit can end them; only sampled ones, as the batch would keep. */
@@ -185,12 +209,17 @@ class LogTracker implements LogRecordProcessor {
  * what an exit without the flush loses.
  */
 export class ExitGuard {
-  /** NodeSDK settings: the span and log processors, or nothing where NodeSDK decides. */
-  readonly config: Pick<NodeSDKConfiguration, 'spanProcessors' | 'logRecordProcessors'> = {};
+  /** NodeSDK settings: the span and log processors and the metric reader, or nothing where NodeSDK decides. */
   /** Why a signal has no synchronous path (one phrase each). */
   readonly reasons: string[] = [];
+  readonly config: Pick<
+    NodeSDKConfiguration,
+    'spanProcessors' | 'logRecordProcessors' | 'metricReaders'
+  > = {};
   private spans: SyncPath<ReadableSpan> | undefined;
   private logs: SyncPath<SdkLogRecord> | undefined;
+  private metrics: ExportChannel<ResourceMetrics> | undefined;
+  private metricsUrl: string | undefined;
   private tracker: SpanTracker | undefined;
 
   constructor(
@@ -198,9 +227,16 @@ export class ExitGuard {
     env: NodeJS.ProcessEnv,
     traceExporter: SpanExporter | undefined,
     private readonly post: typeof postSync = postSync,
+    notice?: (message: string) => void,
   ) {
     this.setUpSpans(load, env, traceExporter);
     this.setUpLogs(load, env);
+    this.setUpMetrics(load, env);
+    const unbounded = this.channels().filter((c) => !c.bounded).length;
+    if (unbounded > 0)
+      notice?.(
+        `this OpenTelemetry line's OTLP/HTTP exporters have no transport the entry can bound (${unbounded} of ${this.channels().length}): their retries may hold the process at exit for up to OTEL_EXPORTER_OTLP_TIMEOUT; please report it with the sdk-node version`,
+      );
   }
 
   private setUpSpans(load: LineLoader, env: NodeJS.ProcessEnv, exporter: SpanExporter | undefined) {
@@ -220,13 +256,23 @@ export class ExitGuard {
         TRACE_EXPORTERS[protocol],
       ) as Serializers;
       const ledger = new ExitLedger<ReadableSpan>(options.maxQueueSize ?? 2048);
+      const channel = new ExportChannel<ReadableSpan[]>(
+        exporter,
+        (spans) => spans.length,
+        queuedBatches(options),
+        watchedBy(ledger),
+      );
       this.tracker = new SpanTracker(ledger, options.maxQueueSize ?? 2048);
       this.config.spanProcessors = [
         this.tracker,
-        new BatchSpanProcessor({ ...options, exporter: ledgered(exporter, ledger) }),
+        new BatchSpanProcessor({
+          ...options,
+          exporter: channel.exporter as SpanExporter,
+        }),
       ];
       this.spans = {
         ledger,
+        channel,
         target: otlpHttpTarget(env, 'traces'),
         contentType: CONTENT_TYPE[protocol],
         serializer: protocol === 'http/json' ? JsonTraceSerializer : ProtobufTraceSerializer,
@@ -256,15 +302,22 @@ export class ExitGuard {
         LOG_EXPORTERS[protocol],
       ) as Serializers;
       const ledger = new ExitLedger<SdkLogRecord>(options.maxQueueSize ?? 2048);
+      const channel = new ExportChannel<SdkLogRecord[]>(
+        new OTLPLogExporter(),
+        (records) => records.length,
+        queuedBatches(options),
+        watchedBy(ledger),
+      );
       this.config.logRecordProcessors = [
         new LogTracker(ledger),
         new BatchLogRecordProcessor({
           ...options,
-          exporter: ledgered(new OTLPLogExporter(), ledger),
+          exporter: channel.exporter as LogRecordExporter,
         }),
       ];
       this.logs = {
         ledger,
+        channel,
         target: otlpHttpTarget(env, 'logs'),
         contentType: CONTENT_TYPE[protocol],
         serializer: protocol === 'http/json' ? JsonLogsSerializer : ProtobufLogsSerializer,
@@ -275,13 +328,101 @@ export class ExitGuard {
   }
 
   /**
+   * The periodic OTLP/HTTP metric reader NodeSDK would build from `OTEL_METRIC_EXPORT_*` (the
+   * timeout clamped to the interval, as NodeSDK does), its exporter behind a channel. Metrics
+   * have no synchronous path at exit: what an exit without the flush loses is since the last export.
+   */
+  private setUpMetrics(load: LineLoader, env: NodeJS.ProcessEnv) {
+    const protocol = httpProtocol(env, 'METRICS');
+    if (protocol === 'none' || protocol === undefined) return;
+    try {
+      const { PeriodicExportingMetricReader } = load('@opentelemetry/sdk-metrics') as {
+        PeriodicExportingMetricReader: MetricReaderClass;
+      };
+      const { OTLPMetricExporter } = load(METRIC_EXPORTERS[protocol]) as {
+        OTLPMetricExporter: new () => PushMetricExporter;
+      };
+      const interval = envPositive(env, 'OTEL_METRIC_EXPORT_INTERVAL') ?? 60_000;
+      const timeout = Math.min(envPositive(env, 'OTEL_METRIC_EXPORT_TIMEOUT') ?? 30_000, interval);
+      const channel = new ExportChannel<ResourceMetrics>(
+        new OTLPMetricExporter() as ChannelExporter<ResourceMetrics>,
+        metricPoints,
+        METRIC_EXPORTS_QUEUED,
+      );
+      this.config.metricReaders = [
+        new PeriodicExportingMetricReader({
+          exporter: channel.exporter as PushMetricExporter,
+          exportIntervalMillis: interval,
+          exportTimeoutMillis: timeout,
+        }),
+      ];
+      this.metrics = channel;
+      this.metricsUrl = otlpHttpTarget(env, 'metrics').url;
+    } catch {
+      // this line's sdk-node builds its metric reader itself: it still exports, unbounded
+    }
+  }
+
+  /** From now on each export gets one attempt: no retry, no wait (the process is ending). */
+  stopping(): void {
+    for (const channel of this.channels()) channel.stop();
+  }
+
+  private channels(): ChannelState[] {
+    return [this.spans?.channel, this.logs?.channel, this.metrics].filter(
+      (c): c is NonNullable<typeof c> => c !== undefined,
+    );
+  }
+
+  /**
+   * The one line that says what the collector never confirmed and why, or `undefined` when all
+   * of it was delivered. `abandoned`: the flush ran out of time, and what is still waiting or
+   * unanswered is counted too. `unsent`: what the synchronous send at exit did not get through.
+   */
+  report(
+    abandoned?: number,
+    unsent: ReadonlyArray<{ what: string; count: number; why: string }> = [],
+  ): string | undefined {
+    const counts = new Map<string, number>();
+    const why = new Set<string>();
+    const add = (what: string, n: number, reason: string | undefined, url?: string): void => {
+      if (n <= 0) return;
+      counts.set(what, (counts.get(what) ?? 0) + n);
+      if (reason !== undefined) why.add(url === undefined ? reason : `${url} ${reason}`);
+    };
+    const signals: Array<[string, ChannelState | undefined, string | undefined]> = [
+      ['spans', this.spans?.channel, this.spans?.target.url],
+      ['log records', this.logs?.channel, this.logs?.target.url],
+      ['metric points', this.metrics, this.metricsUrl],
+    ];
+    for (const [what, channel, url] of signals) {
+      if (channel === undefined) continue;
+      if (abandoned !== undefined && channel.pending > 0) {
+        const silent = channel.unanswered || channel.reason === undefined;
+        add(
+          what,
+          channel.lost + channel.pending,
+          silent ? `did not answer within ${abandoned} ms` : channel.reason,
+          url,
+        );
+      } else add(what, channel.lost, channel.reason, url);
+    }
+    for (const u of unsent) add(u.what, u.count, u.why);
+    if (counts.size === 0) return undefined;
+    const list = [...counts].map(([what, n]) => `${n} ${what}`).join(', ');
+    const reasons = why.size === 0 ? '' : ` (${[...why].join('; ')})`;
+    return abandoned !== undefined
+      ? `telemetry flush stopped after ${abandoned} ms; the process ends without ${list}${reasons}`
+      : `telemetry dropped, never confirmed by the collector: ${list}${reasons}`;
+  }
+
+  /**
    * Ends the spans still open (as errors: the process exited before they ended) and sends every
    * span and log record the collector has not confirmed, in one synchronous step (a child process
    * making one POST per signal) of at most {@link SYNC_POST_TIMEOUT_MS}. Returns one line per signal that did not get through,
    * and one for a signal without such a path: the caller says them.
    */
   flushSync(): string[] {
-    const problems: string[] = [];
     for (const span of this.tracker?.open ?? []) {
       if (!span.isRecording()) continue;
       span.setStatus({
@@ -291,13 +432,22 @@ export class ExitGuard {
       span.end();
     }
     const batches: Array<{ what: string; count: number; post: SyncPost }> = [];
+    const unsent: Array<{ what: string; count: number; why: string }> = [];
     const add = <T>(path: SyncPath<T> | undefined, what: string): void => {
-      const items = path?.ledger.take() ?? [];
-      const body =
-        path === undefined || items.length === 0
-          ? undefined
-          : path.serializer.serializeRequest(items);
-      if (path !== undefined && body !== undefined)
+      if (path === undefined) return;
+      const items = path.ledger.take(path.channel.handedOver());
+      if (items.length === 0) return;
+      // Nothing listens there: a second try at exit would only cost the wait for the child.
+      if (path.channel.refused) {
+        unsent.push({
+          what,
+          count: items.length,
+          why: `${path.target.url} refused the connection`,
+        });
+        return;
+      }
+      const body = path.serializer.serializeRequest(items);
+      if (body !== undefined)
         batches.push({
           what,
           count: items.length,
@@ -314,11 +464,16 @@ export class ExitGuard {
       batches.forEach((batch, i) => {
         const result = results[i] ?? 'unreachable';
         if (result !== 'sent')
-          problems.push(
-            `${batch.count} ${batch.what} not sent at exit (${batch.post.target.url} ${result})`,
-          );
+          unsent.push({
+            what: batch.what,
+            count: batch.count,
+            why: `${batch.post.target.url} ${result} at exit`,
+          });
       });
     }
+    const problems: string[] = [];
+    const line = this.report(undefined, unsent);
+    if (line !== undefined) problems.push(line);
     for (const reason of this.reasons)
       problems.push(
         `telemetry still batched at exit is lost: ${reason} (see "Stopping without losing telemetry" in docs/operations.md)`,

@@ -36,11 +36,13 @@ export class ExitLedger<T> {
 
   /**
    * Every item not confirmed, those already sent first (they are the older ones), and empties
-   * the ledger. An export in flight may have reached the collector: sending it again can
-   * duplicate it, which is preferred to losing it.
+   * the ledger. `sent` are items of a request handed to the operating system in full, which the
+   * collector gets even if the process ends now: they are left out, so nothing arrives twice.
+   * An export whose request was not handed over in full cannot have reached the collector.
    */
-  take(): T[] {
-    const items = [...this.inFlight, ...this.waiting];
+  take(sent: readonly T[] = []): T[] {
+    const handedOver = new Set(sent);
+    const items = [...this.inFlight, ...this.waiting].filter((item) => !handedOver.has(item));
     this.inFlight.clear();
     this.waiting.clear();
     return items;

@@ -1,6 +1,29 @@
-/** How long the flush at SIGTERM, SIGINT or `beforeExit` may take before the process goes on. */
 import { firstLineOf } from '@omcp/tool-failure/wire';
-export const SHUTDOWN_TIMEOUT_MS = 5_000;
+
+/**
+ * How long the flush at SIGTERM, SIGINT or `beforeExit` may take: then what the collector has
+ * not confirmed is counted and the process ends without it.
+ */
+export const SHUTDOWN_TIMEOUT_MS = 1_500;
+
+/** The variable that sets {@link SHUTDOWN_TIMEOUT_MS} for one process, in milliseconds. */
+export const EXIT_FLUSH_TIMEOUT_ENV = 'OTEL_INSTRUMENTATION_MCP_EXIT_FLUSH_TIMEOUT';
+
+/**
+ * The flush bound `env` sets (a number of milliseconds > 0), else {@link SHUTDOWN_TIMEOUT_MS};
+ * a value that cannot be read is said through `warn`.
+ */
+export function exitFlushTimeoutMs(
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = () => {},
+): number {
+  const raw = env[EXIT_FLUSH_TIMEOUT_ENV]?.trim();
+  if (raw === undefined || raw === '') return SHUTDOWN_TIMEOUT_MS;
+  const value = Number(raw);
+  if (Number.isFinite(value) && value > 0) return value;
+  warn(`${EXIT_FLUSH_TIMEOUT_ENV}=${raw} is not a number of milliseconds > 0; using the default`);
+  return SHUTDOWN_TIMEOUT_MS;
+}
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
@@ -10,6 +33,13 @@ export interface ExitHooks {
   shutdown(): Promise<void>;
   /** Sends what is still unconfirmed, synchronously; returns the lines to say (what was lost). */
   flushSync(): string[];
+  /** The flush begins: exports get one attempt each from now on (no retries, no waits). */
+  stopping?(): void;
+  /**
+   * The one line saying what the collector never confirmed, if anything; `abandonedAfterMs`
+   * when the flush ran out of time (what is still waiting counts too).
+   */
+  report?(abandonedAfterMs?: number): string | undefined;
   /** Says one line on stderr. */
   notice(message: string): void;
 }
@@ -22,7 +52,10 @@ export type ExitProcess = Pick<
 
 /**
  * How the register entry ends telemetry, one object per started SDK:
- * - SIGTERM / SIGINT start one flush bounded by {@link SHUTDOWN_TIMEOUT_MS}. The handlers stay
+ * - SIGTERM / SIGINT start one flush bounded by {@link SHUTDOWN_TIMEOUT_MS}: exports get one
+ *   attempt each, and its timer is what keeps the process alive meanwhile (the exporters' sockets
+ *   and retry timers never do); once it ends, or runs out of time, one line says what was not
+ *   delivered, and nothing of the telemetry path runs any more. The handlers stay
  *   installed until it ends, so a second signal (a process-group signal plus a wrapper that
  *   forwards it) cannot kill the process in the middle of it; once it ends, the signal is
  *   raised again when no other listener owns the exit, so the process ends the way it would
@@ -56,23 +89,31 @@ export class ExitHandlers {
   /** The one bounded flush; every later caller gets the same promise. It never rejects. */
   stop(): Promise<void> {
     return (this.stopping ??= new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.hooks.notice(
-          `telemetry flush did not end within ${this.timeoutMs} ms; going on without it`,
-        );
+      let failure: string | undefined;
+      const end = (abandoned?: number): void => {
+        if (this.done) return;
+        this.done = true;
+        clearTimeout(timer);
+        // One line: what was not delivered says more than how the flush failed.
+        const line =
+          this.hooks.report?.(abandoned) ??
+          (abandoned === undefined
+            ? failure && `telemetry flush failed: ${failure}`
+            : `telemetry flush did not end within ${abandoned} ms; the process ends without it`);
+        if (line !== undefined) this.hooks.notice(line);
         resolve();
-      }, this.timeoutMs);
-      timer.unref();
+      };
+      // Referenced: during the flush this timer, not the exporters' sockets, keeps the process up.
+      const timer = setTimeout(() => end(this.timeoutMs), this.timeoutMs);
+      try {
+        this.hooks.stopping?.();
+      } catch {
+        // the flush still runs, with the exporters' own retries
+      }
       this.hooks
         .shutdown()
-        .catch((error: unknown) =>
-          this.hooks.notice(`telemetry flush failed: ${firstLineOf(error)}`),
-        )
-        .finally(() => {
-          clearTimeout(timer);
-          this.done = true;
-          resolve();
-        });
+        .catch((error: unknown) => (failure = firstLineOf(error)))
+        .finally(() => end());
     }));
   }
 

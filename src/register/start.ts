@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { McpInstrumentation } from '../instrumentation.js';
 import { ExitGuard, type LineLoader } from './exit-guard.js';
-import { ExitHandlers } from './shutdown.js';
+import { ExitHandlers, exitFlushTimeoutMs } from './shutdown.js';
 import { loadClassificationRules } from '@omcp/tool-failure';
 import { CAPTURE_MESSAGE_CONTENT_ENV, parseEnvFlag } from '../shared/config.js';
 import type { McpInstrumentationConfig } from '../types.js';
@@ -267,7 +267,7 @@ export function startTelemetry(
     return undefined;
   }
   const traceExporter = traceExporterFromEnv(process.env, sdkLine);
-  const guard = new ExitGuard(sdkLine.load, process.env, traceExporter);
+  const guard = new ExitGuard(sdkLine.load, process.env, traceExporter, undefined, notice);
   const sdk = new sdkLine.NodeSDK({
     instrumentations: [new McpInstrumentation(configFromEnv())],
     // The guard's span processors carry the exporter; without them NodeSDK batches it itself.
@@ -281,10 +281,16 @@ export function startTelemetry(
   notice(
     `OpenTelemetry JS ${sdkLine.line} started (sdk-node ${sdkLine.version}, api ${sdkLine.apiVersion ?? 'unknown'})`,
   );
-  new ExitHandlers({
-    shutdown: () => sdk.shutdown(),
-    flushSync: () => guard.flushSync(),
-    notice,
-  });
+  new ExitHandlers(
+    {
+      shutdown: () => sdk.shutdown(),
+      flushSync: () => guard.flushSync(),
+      stopping: () => guard.stopping(),
+      report: (abandonedAfterMs) => guard.report(abandonedAfterMs),
+      notice,
+    },
+    process,
+    exitFlushTimeoutMs(process.env, warn),
+  );
   return sdk;
 }

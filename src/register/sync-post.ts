@@ -33,7 +33,10 @@ function parseHeaders(raw: string | undefined, into: Record<string, string>): vo
  * with `/v1/<signal>` appended, else `http://localhost:4318/v1/<signal>`; the signal's headers
  * over the common ones.
  */
-export function otlpHttpTarget(env: NodeJS.ProcessEnv, signal: 'traces' | 'logs'): OtlpHttpTarget {
+export function otlpHttpTarget(
+  env: NodeJS.ProcessEnv,
+  signal: 'traces' | 'logs' | 'metrics',
+): OtlpHttpTarget {
   const upper = signal.toUpperCase();
   const own = envString(env, `OTEL_EXPORTER_OTLP_${upper}_ENDPOINT`);
   const base = envString(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') ?? 'http://localhost:4318';

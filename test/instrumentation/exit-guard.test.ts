@@ -67,7 +67,7 @@ describe('ExitGuard', () => {
     expect(posts).toHaveLength(2);
   });
 
-  it('an unreachable collector: one line per signal with what was not sent, and no throw', () => {
+  it('an unreachable collector: one line with what was not sent and why, and no throw', () => {
     const { guard, tracer, logger } = pipeline({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -75,8 +75,7 @@ describe('ExitGuard', () => {
     tracer.startSpan('lost').end();
     logger.emit({ body: 'lost too' });
     expect(guard.flushSync()).toEqual([
-      '1 spans not sent at exit (http://127.0.0.1:9/v1/traces unreachable)',
-      '1 log records not sent at exit (http://127.0.0.1:9/v1/logs unreachable)',
+      'telemetry dropped, never confirmed by the collector: 1 spans, 1 log records (http://127.0.0.1:9/v1/traces unreachable at exit; http://127.0.0.1:9/v1/logs unreachable at exit)',
     ]);
   });
 
@@ -90,7 +89,11 @@ describe('ExitGuard', () => {
   });
 
   it('an exporter set to none has nothing to lose and says nothing', () => {
-    const { guard } = pipeline({ OTEL_TRACES_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' });
+    const { guard } = pipeline({
+      OTEL_TRACES_EXPORTER: 'none',
+      OTEL_LOGS_EXPORTER: 'none',
+      OTEL_METRICS_EXPORTER: 'none',
+    });
     expect(guard.config).toEqual({});
     expect(guard.flushSync()).toEqual([]);
   });

@@ -85,7 +85,9 @@ describe('ExitHandlers', () => {
     const { proc, notices } = handlers(() => new Promise<void>(() => {}), 20);
     proc.emit('SIGTERM', 'SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(notices).toEqual(['telemetry flush did not end within 20 ms; going on without it']);
+    expect(notices).toEqual([
+      'telemetry flush did not end within 20 ms; the process ends without it',
+    ]);
     expect(proc.killed).toEqual([[4242, 'SIGTERM']]);
   });
 

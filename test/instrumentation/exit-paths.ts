@@ -8,7 +8,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** How the fixture app ends (`EXIT_PATH` of test/fixtures/apps/exit-app.cjs). */
 export type ExitPath =
-  'signal' | 'exit' | 'flush-then-exit' | 'throw' | 'reject' | 'quit' | 'drain';
+  'signal' | 'exit' | 'flush-then-exit' | 'throw' | 'reject' | 'quit' | 'drain' | 'hook';
 
 /** Who owns telemetry: the register entry, or the app's own NodeSDK. */
 export type ExitSdk = 'register' | 'nodesdk';
