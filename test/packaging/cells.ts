@@ -6,7 +6,15 @@
  * first's install instead of making its own.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -54,6 +62,20 @@ export interface CellProject {
 const CACHE = join(tmpdir(), 'omcp-cells');
 /** An install that has held its lock this long has died: the next asker starts over. */
 const STALE_MS = 15 * 60_000;
+/** Cells installed this long ago belong to builds long gone (each build's tarballs key anew). */
+const EXPIRED_MS = 24 * 60 * 60_000;
+let pruned = false;
+
+/** Removes the expired cells, once per process. */
+function prune(): void {
+  if (pruned) return;
+  pruned = true;
+  for (const entry of readdirSync(CACHE)) {
+    const ready = statSync(join(CACHE, entry, '.cell-ready'), { throwIfNoEntry: false });
+    if (ready !== undefined && Date.now() - ready.mtimeMs > EXPIRED_MS)
+      rmSync(join(CACHE, entry), { recursive: true, force: true });
+  }
+}
 
 function keyOf(cell: Cell, packed: Packed): string {
   const hash = createHash('sha256').update(JSON.stringify(cell));
@@ -68,6 +90,7 @@ export async function cellProject(cell: Cell, packed: Packed): Promise<CellProje
   const ready = join(dir, '.cell-ready');
   const lock = `${dir}.lock`;
   mkdirSync(CACHE, { recursive: true });
+  prune();
   for (const deadline = Date.now() + STALE_MS; ;) {
     if (existsSync(ready)) return { dir, runtime, log: readFileSync(ready, 'utf8') };
     try {
