@@ -187,8 +187,8 @@ export function lineMismatch(
 
 /**
  * The `@opentelemetry/sdk-node` the application uses: the one its own folder (the working
- * directory) resolves first, else the one this package resolves (an optional peer: the
- * application's, where a package manager links it there). Exporters come from sdk-node's own
+ * directory) resolves first, else one the entry's own location resolves (where the application
+ * installed it beside this package). Exporters come from sdk-node's own
  * dependencies, so they are always of its line. Throws {@link LineMismatchError} before loading
  * an sdk-node whose line the `@opentelemetry/api` does not fit (loading it would throw).
  */
