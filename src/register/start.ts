@@ -139,15 +139,61 @@ function versionOf(file: string, name: string): string | undefined {
   }
 }
 
+/** Thrown by {@link loadSdk} when the sdk-node found and the `@opentelemetry/api` are of two lines. */
+export class LineMismatchError extends Error {}
+
+/** Where the application resolves packages from: its folder (the working directory) first. */
+function basesOf(from: readonly string[]): string[] {
+  return [join(process.cwd(), 'package.json'), ...from];
+}
+
+/** The OpenTelemetry JS line an `@opentelemetry/api` version belongs to: 1.10 is 3.x's. */
+export function lineOfApi(apiVersion: string): '2.x' | '3.x' {
+  const [major, minor] = apiVersion.split('.').map(Number);
+  return major === 1 && (minor ?? 0) < 10 ? '2.x' : '3.x';
+}
+
+/** What to install for a line's zero-code entry, and its `@opentelemetry/api`. */
+const LINE_PACKAGES = {
+  '2.x': { sdkNode: `${SDK_NODE}@0.223`, api: '@opentelemetry/api@1.9' },
+  '3.x': { sdkNode: `${SDK_NODE}@0.301`, api: '@opentelemetry/api@1.10' },
+} as const;
+
+/** The `@opentelemetry/api` version the application resolves first, when it can be read. */
+export function applicationApiVersion(from: readonly string[] = []): string | undefined {
+  for (const base of basesOf(from)) {
+    try {
+      return versionOf(createRequire(base).resolve('@opentelemetry/api'), '@opentelemetry/api');
+    } catch {
+      // not resolvable from here: try the next base
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Says why an sdk-node and an api of two lines cannot start, with the command that fixes it, or
+ * `undefined` when they pair: 3.x (sdk-node 0.3xx) needs api 1.10; 2.x takes 1.9 (and 1.10).
+ */
+export function lineMismatch(
+  sdkVersion: string,
+  line: string,
+  apiVersion: string | undefined,
+): string | undefined {
+  if (line !== '3.x' || apiVersion === undefined || lineOfApi(apiVersion) === '3.x')
+    return undefined;
+  return `${SDK_NODE} ${sdkVersion} (OpenTelemetry JS 3.x) needs @opentelemetry/api 1.10, found ${apiVersion} (2.x); to run the 3.x line: npm install ${LINE_PACKAGES['3.x'].api}; to stay on 2.x: npm install ${LINE_PACKAGES['2.x'].sdkNode}`;
+}
+
 /**
  * The `@opentelemetry/sdk-node` the application uses: the one its own folder (the working
- * directory) resolves first, else the one this package resolves (its optional dependency, which
- * npm picks for the running Node: 0.2xx on Node 20, 0.3xx on 22.15 and later). Exporters come
- * from sdk-node's own dependencies, so they are always of its line.
+ * directory) resolves first, else one the entry's own location resolves (where the application
+ * installed it beside this package). Exporters come from sdk-node's own
+ * dependencies, so they are always of its line. Throws {@link LineMismatchError} before loading
+ * an sdk-node whose line the `@opentelemetry/api` does not fit (loading it would throw).
  */
 export function loadSdk(from: readonly string[] = []): SdkLine {
-  const bases = [join(process.cwd(), 'package.json'), ...from];
-  for (const base of bases) {
+  for (const base of basesOf(from)) {
     const req = createRequire(base);
     let path: string;
     try {
@@ -163,11 +209,18 @@ export function loadSdk(from: readonly string[] = []): SdkLine {
     } catch {
       apiVersion = undefined;
     }
+    const line = /^0\.2\d\d\./.test(version)
+      ? '2.x'
+      : /^0\.3\d\d\./.test(version)
+        ? '3.x'
+        : version;
+    const mismatch = lineMismatch(version, line, apiVersion);
+    if (mismatch !== undefined) throw new LineMismatchError(mismatch);
     const { NodeSDK: Sdk } = sdkRequire(SDK_NODE) as { NodeSDK: typeof NodeSDK };
     return {
       NodeSDK: Sdk,
       version,
-      line: /^0\.2\d\d\./.test(version) ? '2.x' : /^0\.3\d\d\./.test(version) ? '3.x' : version,
+      line,
       apiVersion,
       traceExporter: (protocol) =>
         (sdkRequire(TRACE_EXPORTERS[protocol]) as { OTLPTraceExporter: TraceExporterClass })
@@ -179,6 +232,78 @@ export function loadSdk(from: readonly string[] = []): SdkLine {
     };
   }
   throw new SdkMissingError(`${SDK_NODE} is not installed`);
+}
+
+/** What the zero-code entry takes from an application with a tracer SDK and no sdk-node. */
+export interface TracesOnlyLine {
+  /** `@opentelemetry/sdk-trace-node`'s version. */
+  version: string;
+  NodeTracerProvider: new (config: {
+    spanProcessors: NonNullable<NodeSDKConfiguration['spanProcessors']>;
+  }) => { register(): void; shutdown(): Promise<void> };
+  BatchSpanProcessor: new (
+    exporter: NonNullable<NodeSDKConfiguration['traceExporter']>,
+  ) => NonNullable<NodeSDKConfiguration['spanProcessors']>[number];
+  /** The application's OTLP trace exporter package for the protocol, and a loader beside it. */
+  exporter: { name: string; Exporter: TraceExporterClass; load: LineLoader } | undefined;
+}
+
+const SDK_TRACE_NODE = '@opentelemetry/sdk-trace-node';
+
+/**
+ * The design card's stack, where the application has no sdk-node: its
+ * `@opentelemetry/sdk-trace-node` (the 2.x line) and the OTLP trace exporter it installed, for
+ * the protocol `OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL` names, else the first installed of
+ * protobuf, JSON and gRPC. `undefined` when there is no sdk-trace-node.
+ */
+export function loadTracesOnly(
+  from: readonly string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): TracesOnlyLine | undefined {
+  const resolveFrom = (name: string): string | undefined => {
+    for (const base of basesOf(from)) {
+      try {
+        return createRequire(base).resolve(name);
+      } catch {
+        // next base
+      }
+    }
+    return undefined;
+  };
+  const path = resolveFrom(SDK_TRACE_NODE);
+  if (path === undefined) return undefined;
+  const trace = createRequire(path)(SDK_TRACE_NODE) as Pick<
+    TracesOnlyLine,
+    'NodeTracerProvider' | 'BatchSpanProcessor'
+  >;
+  const wanted =
+    envString(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ??
+    envString(env, 'OTEL_EXPORTER_OTLP_PROTOCOL');
+  const protocols = (
+    wanted === undefined ? ['http/protobuf', 'http/json', 'grpc'] : [wanted]
+  ).filter((p): p is keyof typeof TRACE_EXPORTERS => p in TRACE_EXPORTERS);
+  let exporter: TracesOnlyLine['exporter'];
+  for (const protocol of protocols) {
+    const name = TRACE_EXPORTERS[protocol];
+    const at = resolveFrom(name);
+    if (at === undefined) continue;
+    const req = createRequire(at);
+    exporter = {
+      name,
+      Exporter: (req(name) as { OTLPTraceExporter: TraceExporterClass }).OTLPTraceExporter,
+      load: (dep, via) =>
+        via === undefined
+          ? (req(dep) as unknown)
+          : (createRequire(req.resolve(via))(dep) as unknown),
+    };
+    break;
+  }
+  return {
+    version: versionOf(path, SDK_TRACE_NODE) ?? 'unknown',
+    NodeTracerProvider: trace.NodeTracerProvider,
+    BatchSpanProcessor: trace.BatchSpanProcessor,
+    exporter,
+  };
 }
 
 /**
@@ -220,13 +345,6 @@ export function warn(message: string): void {
 /** Who says what the zero-code entry did: the entry itself unless a CLI starts it. */
 const ENTRY = '@omcp/instrumentation-mcp/register';
 
-/** Whether `apiVersion` fits the line: 3.x needs `@opentelemetry/api` 1.10, 2.x takes 1.9 too. */
-function apiFits(sdk: SdkLine): boolean {
-  if (sdk.line !== '3.x' || sdk.apiVersion === undefined) return true;
-  const [major, minor] = sdk.apiVersion.split('.').map(Number);
-  return major === 1 && (minor ?? 0) >= 10;
-}
-
 /**
  * Starts an OpenTelemetry NodeSDK configured from the standard `OTEL_*` variables (OTLP
  * traces, metrics and logs by default) with `McpInstrumentation` enabled, and flushes it when
@@ -252,17 +370,19 @@ export function startTelemetry(
   try {
     sdkLine = loadSdk(from);
   } catch (error) {
+    if (error instanceof LineMismatchError) {
+      new McpInstrumentation(configFromEnv());
+      notice(`telemetry not started: ${error.message}`);
+      return undefined;
+    }
     if (!(error instanceof SdkMissingError)) throw error;
+    const traces = loadTracesOnly(from);
+    if (traces !== undefined) return startTracesOnly(traces, notice);
     new McpInstrumentation(configFromEnv());
+    const api = applicationApiVersion(from);
+    const install = LINE_PACKAGES[api === undefined ? '3.x' : lineOfApi(api)].sdkNode;
     notice(
-      `${SDK_NODE} is not installed (npm install --omit=optional leaves it out): no spans, metrics or log records are exported; tool failures still get their failure objects. To export them: npm install ${SDK_NODE}`,
-    );
-    return undefined;
-  }
-  if (!apiFits(sdkLine)) {
-    new McpInstrumentation(configFromEnv());
-    notice(
-      `telemetry not started: ${SDK_NODE} ${sdkLine.version} (OpenTelemetry JS 3.x) needs @opentelemetry/api 1.10, found ${sdkLine.apiVersion}; install @opentelemetry/api@1.10, or ${SDK_NODE}@0.223 for the 2.x line`,
+      `no OpenTelemetry SDK is installed (neither ${SDK_NODE} nor ${SDK_TRACE_NODE}): no spans, metrics or log records are exported; tool failures still get their failure objects. To export them, for @opentelemetry/api ${api ?? 'unknown'}: npm install ${install}`,
     );
     return undefined;
   }
@@ -293,4 +413,38 @@ export function startTelemetry(
     exitFlushTimeoutMs(process.env, warn),
   );
   return sdk;
+}
+
+/**
+ * The zero-code entry on the design card's stack (the application's sdk-trace-node and OTLP trace
+ * exporter, no sdk-node): spans only, batched and flushed at exit as with sdk-node; one line says
+ * what started, and that metrics and log records need sdk-node.
+ */
+function startTracesOnly(traces: TracesOnlyLine, notice: (message: string) => void): undefined {
+  const { exporter } = traces;
+  if (exporter === undefined) {
+    new McpInstrumentation(configFromEnv());
+    notice(
+      `telemetry not started: ${SDK_TRACE_NODE} ${traces.version} is installed, but no OTLP trace exporter for the protocol; npm install ${TRACE_EXPORTERS['http/protobuf']}, or set OTEL_EXPORTER_OTLP_PROTOCOL to the exporter installed`,
+    );
+    return undefined;
+  }
+  const traceExporter = new exporter.Exporter({
+    concurrencyLimit: traceExportConcurrency(process.env),
+  });
+  const guard = new ExitGuard(exporter.load, process.env, traceExporter);
+  const provider = new traces.NodeTracerProvider({
+    spanProcessors: guard.config.spanProcessors ?? [new traces.BatchSpanProcessor(traceExporter)],
+  });
+  provider.register();
+  new McpInstrumentation(configFromEnv());
+  notice(
+    `OpenTelemetry JS 2.x started, traces only (${SDK_TRACE_NODE} ${traces.version}, ${exporter.name}); for metrics and log records too: npm install ${LINE_PACKAGES['2.x'].sdkNode}`,
+  );
+  new ExitHandlers({
+    shutdown: () => provider.shutdown(),
+    flushSync: () => guard.flushSync(),
+    notice,
+  });
+  return undefined;
 }

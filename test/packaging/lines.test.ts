@@ -1,8 +1,9 @@
 /**
- * Both OpenTelemetry JS lines, the way users install them: the 2.x line (api 1.9, sdk-node 0.223)
- * on Node.js 20, the 3.x line (api 1.10, sdk-node 0.301) on Node.js 22 and 24. For each, a fresh
- * project installs the application's OpenTelemetry packages and the MCP SDK with that Node's npm,
- * then adds the packed tarball. ES module and CommonJS apps run under a NodeSDK setup file and
+ * Both OpenTelemetry JS lines with sdk-node, the way users install them: the 2.x line (api 1.9,
+ * sdk-node 0.223) on Node.js 20, the 3.x line (api 1.10, sdk-node 0.301) on Node.js 22, 24 and 26.
+ * For each, a fresh project installs the application's OpenTelemetry packages and the MCP SDK with
+ * that Node's npm, then adds the packed tarball (the grid's cells, shared with lines-grid.test.ts,
+ * which covers the design card's stack, the other orders and pnpm). ES module and CommonJS apps run under a NodeSDK setup file and
  * under the zero-code entry, exporting over OTLP/HTTP to a receiver on 127.0.0.1: spans, metrics
  * and the failure log record arrive, and the log record's trace ID is the `correlationId` the
  * client received.
@@ -11,23 +12,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { runtimes, type Runtime } from '../helpers/runtimes.js';
+import type { Runtime } from '../helpers/runtimes.js';
 import { NO_ESM_HOOK_WARNING } from '../../src/shared/esm-hook.js';
 import { SCHEMA_URL } from '../../src/semconv.js';
 import { failingCallCommonJs, failingCallModule } from './apps.js';
-import { NAME, copiesOf, newProject, node, pack, type Packed } from './install.js';
+import { cellProject, STACKS } from './cells.js';
+import { NAME, copiesOf, node, pack, type Packed } from './install.js';
 
-/** What each line's application installs before adding this package. */
-const LINES = {
-  '2.x': ['@opentelemetry/api@1.9.1', '@opentelemetry/sdk-node@0.223.0'],
-  '3.x': ['@opentelemetry/api@1.10.0', '@opentelemetry/sdk-node@0.301.0'],
-} as const;
-const MCP_SDK = '@modelcontextprotocol/sdk@1.32.2';
-
-/** The line each Node.js version runs: 3.x needs Node.js >= 22.15. */
-function lineOf(runtime: Runtime): keyof typeof LINES {
-  return runtime.major === 20 ? '2.x' : '3.x';
-}
+/** The sdk-node stack of each Node.js line: 3.x needs Node.js >= 22.15. */
+const CELLS = [
+  { node: 20, line: '2.x', stack: 'sdk-node 2.x' },
+  { node: 22, line: '3.x', stack: 'sdk-node 3.x' },
+  { node: 24, line: '3.x', stack: 'sdk-node 3.x' },
+  { node: 26, line: '3.x', stack: 'sdk-node 3.x' },
+] as const;
 
 const APPS = {
   'app.mjs': failingCallModule('boom', 'boom'),
@@ -87,22 +85,32 @@ afterEach(async () => {
   receiver = undefined;
 });
 
-describe.each(runtimes())('Node.js $major', (runtime) => {
-  const line = lineOf(runtime);
+describe.each(CELLS)('Node.js $node', ({ node: major, line, stack }) => {
   let project: string;
+  let runtime: Runtime;
 
   beforeAll(async () => {
-    project = await newProject(runtime, packed, [...LINES[line], MCP_SDK]);
+    ({ dir: project, runtime } = await cellProject(
+      { node: major, stack, pm: 'npm', order: 'after' },
+      packed,
+    ));
     for (const [file, text] of Object.entries(APPS)) writeFileSync(join(project, file), text);
   }, 400_000);
 
-  it(`shares the application's @opentelemetry/api and instrumentation (OpenTelemetry JS ${line})`, () => {
+  it(`shares the application's @opentelemetry/api (OpenTelemetry JS ${line})`, () => {
     const api = copiesOf(project, '@opentelemetry/api');
-    expect(api.map((c) => c.version)).toEqual([LINES[line][0].split('@')[2]]);
-    expect(copiesOf(project, '@opentelemetry/instrumentation')).toHaveLength(1);
-    // The logs API is never a private copy of this package's own.
+    expect(api.map((c) => c.version)).toEqual([STACKS[stack][0].split('@')[2]]);
+    // This package's @opentelemetry/instrumentation is 0.223 on both lines (its peer takes api
+    // 1.9 and 1.10): one copy on 2.x; on 3.x beside sdk-node's 0.301.
+    const instrumentation = copiesOf(project, '@opentelemetry/instrumentation');
+    expect(instrumentation.map((c) => c.version).sort()).toEqual(
+      line === '2.x' ? ['0.223.0'] : ['0.223.0', '0.301.0'],
+    );
+    // The API is never a private copy of this package's own, nor on 2.x its logs API.
     const own = join(project, 'node_modules', NAME, 'node_modules');
-    for (const name of ['@opentelemetry/api', '@opentelemetry/api-logs'])
+    const shared =
+      line === '2.x' ? ['@opentelemetry/api', '@opentelemetry/api-logs'] : ['@opentelemetry/api'];
+    for (const name of shared)
       expect(copiesOf(project, name).filter((c) => c.path.startsWith(own))).toEqual([]);
   });
 

@@ -2,8 +2,8 @@
  * The package as npm publishes it, installed for real (`npm install` of the packed tarball into a
  * fresh project on Node.js 20 with the 2.x line beside it) and used from there the ways the README
  * says: ES module import, CommonJS require, the zero-code entry with `--import` and `--require`,
- * the data model it brings and its JSON Schema, and the TypeScript types under `nodenext` resolution; and installed
- * with `--omit=optional`. What the repository's own tests cannot see: a file missing from
+ * the CLI, the JSON Schema, and the TypeScript types under `nodenext` resolution; and installed
+ * without any OpenTelemetry SDK. What the repository's own tests cannot see: a file missing from
  * `files`, an `exports` target that is not shipped, a source map pointing at nothing, a
  * dependency npm nests. Telemetry on each OpenTelemetry JS line: lines.test.ts.
  */
@@ -166,14 +166,18 @@ describe('the packed package, installed in a fresh project', () => {
   });
 
   it.each([20, 24])(
-    'installed with --omit=optional on Node.js %i: one line names what is missing and what is off, and failure objects still work',
+    "without an OpenTelemetry SDK on Node.js %i: one line names what to install for the application's api, and failure objects still work",
     async (major) => {
       const on = runtimes().find((r) => r.major === major)!;
-      const api = major === 20 ? '@opentelemetry/api@1.9.1' : '@opentelemetry/api@1.10.0';
-      const lean = await newProject(on, packed, [api, '@modelcontextprotocol/sdk@1.32.2'], {
-        prefix: 'omcp-lean',
-        omitOptional: true,
-      });
+      const api = major === 20 ? '1.9.1' : '1.10.0';
+      const lean = await newProject(
+        on,
+        packed,
+        [`@opentelemetry/api@${api}`, '@modelcontextprotocol/sdk@1.32.2'],
+        {
+          prefix: 'omcp-lean',
+        },
+      );
       expect(copiesOf(lean, '@opentelemetry/sdk-node')).toEqual([]);
       const call = CALL_FAILING('ToolFailureError');
       writeFileSync(
@@ -204,7 +208,7 @@ describe('the packed package, installed in a fresh project', () => {
         );
         expect(JSON.parse(stdout)).toEqual({ class: 'governance', code: 'permission_denied' });
         expect(stderr).toBe(
-          '@omcp/instrumentation-mcp/register: @opentelemetry/sdk-node is not installed (npm install --omit=optional leaves it out): no spans, metrics or log records are exported; tool failures still get their failure objects. To export them: npm install @opentelemetry/sdk-node\n',
+          `@omcp/instrumentation-mcp/register: no OpenTelemetry SDK is installed (neither @opentelemetry/sdk-node nor @opentelemetry/sdk-trace-node): no spans, metrics or log records are exported; tool failures still get their failure objects. To export them, for @opentelemetry/api ${api}: npm install @opentelemetry/sdk-node@${major === 20 ? '0.223' : '0.301'}\n`,
         );
       }
     },
