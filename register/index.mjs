@@ -8,15 +8,30 @@ import { register } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import messages from './not-started.cjs';
 
-try {
-  const { startTelemetry, warn } = await import('../dist/esm/register/start.js');
-  const { loaderHook } = await import('../dist/esm/register/loader-hook.js');
-  const self = fileURLToPath(import.meta.url);
-  const hook = loaderHook(self, process.env, warn);
-  register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, hook.options);
-  startTelemetry([self]);
-  // The application's imports wait until the loader has every module name enabled above.
-  await hook.settled();
-} catch (error) {
-  process.stderr.write(messages.notStarted(error));
-}
+// Bun and Deno run no off-thread loader for module.register(): the acknowledgment the wait below
+// needs never comes (Bun hangs before the application starts; Deno ends it). Say so, and let the
+// application run exactly as without the entry.
+const other =
+  process.versions.bun !== undefined
+    ? `Bun ${process.versions.bun}`
+    : process.versions.deno !== undefined
+      ? `Deno ${process.versions.deno}`
+      : undefined;
+
+if (other !== undefined) {
+  process.stderr.write(
+    `@omcp/instrumentation-mcp/register: telemetry not started: ${other} has no Node.js module loader hooks for this entry; start your OpenTelemetry SDK yourself and use instrumentServer() / instrumentClient() from @omcp/instrumentation-mcp\n`,
+  );
+} else
+  try {
+    const { startTelemetry, warn } = await import('../dist/esm/register/start.js');
+    const { loaderHook } = await import('../dist/esm/register/loader-hook.js');
+    const self = fileURLToPath(import.meta.url);
+    const hook = loaderHook(self, process.env, warn);
+    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, hook.options);
+    startTelemetry([self]);
+    // The application's imports wait until the loader has every module name enabled above.
+    await hook.settled();
+  } catch (error) {
+    process.stderr.write(messages.notStarted(error));
+  }
