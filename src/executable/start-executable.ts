@@ -37,24 +37,31 @@ function peersOf(name: string): Record<string, string> {
 }
 
 /**
- * Loads the main module of `executable`, of package `packageName` (`load`, a dynamic import that
- * runs it). A peer dependency of the package that is missing is one line on stderr naming it;
- * any other load error the first line of its message; either way exit status `failedCode`.
+ * Loads and runs the main module of `executable`, of package `packageName`: `run` imports it and
+ * calls its main function, whose result is the exit status. A peer dependency of the package that
+ * is missing, whether the main module or a module it loads later names it, is one line on stderr
+ * with the command that installs it; any other error the first line of its message; either way
+ * exit status `failedCode`.
  */
 export function startExecutable(
   executable: string,
   packageName: string,
-  load: () => Promise<unknown>,
+  run: () => Promise<number>,
   failedCode: number,
 ): void {
-  load().catch((error: unknown) => {
-    let line: string | undefined;
-    try {
-      line = missingPeerLine(executable, error, peersOf(packageName));
-    } catch {
-      // The manifest cannot be read: the load error itself is the report.
-    }
-    process.stderr.write(line ?? `${executable}: ${firstLineOf(error)}\n`);
-    process.exitCode = failedCode;
-  });
+  run().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      let line: string | undefined;
+      try {
+        line = missingPeerLine(executable, error, peersOf(packageName));
+      } catch {
+        // The manifest cannot be read: the error itself is the report.
+      }
+      process.stderr.write(line ?? `${executable}: ${firstLineOf(error)}\n`);
+      process.exitCode = failedCode;
+    },
+  );
 }

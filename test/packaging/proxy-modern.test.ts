@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { envelopeHeaders, withEnvelope } from '../../packages/tool-failure/src/wire/envelope.js';
+import { ROOT } from '../observability/helpers.js';
 import { runtimes } from '../helpers/runtimes.js';
 import { newProject, node, npmInstall, pack, runtimeEnv } from './install.js';
 
@@ -44,7 +45,7 @@ const args = (): string[] => [
 ];
 
 beforeAll(async () => {
-  project = await newProject(runtime, pack(), [
+  project = await newProject(runtime, pack(join(ROOT, 'packages', 'proxy')), [
     '@opentelemetry/api@1.9.1',
     '@modelcontextprotocol/sdk@1.32.2',
   ]);

@@ -55,15 +55,8 @@ async function main(argv: string[]): Promise<number> {
   });
 }
 
-handleStdoutErrors('mcp-failure-proxy', PROXY_EXIT.failed);
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(
-      `mcp-failure-proxy: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-    process.exitCode = PROXY_EXIT.failed;
-  },
-);
+/** The executable's work: parses `argv`, runs the proxy and resolves to the exit status. */
+export function runProxyExecutable(argv: string[]): Promise<number> {
+  handleStdoutErrors('mcp-failure-proxy', PROXY_EXIT.failed);
+  return main(argv);
+}

@@ -3,4 +3,9 @@
 // peer); when that is missing it says so in one line.
 import { startExecutable } from '@omcp/instrumentation-mcp/executable';
 
-startExecutable('mcp-failure-proxy', '@omcp/mcp-failure-proxy', () => import('./cli-main.js'), 1);
+startExecutable(
+  'mcp-failure-proxy',
+  '@omcp/mcp-failure-proxy',
+  () => import('./cli-main.js').then((m) => m.runProxyExecutable(process.argv.slice(2))),
+  1,
+);

@@ -40,7 +40,8 @@ const files = {
   writeFile: (path: string, text: string) => writeFile(path, text, 'utf8'),
 };
 /** Runs the command `argv` names; the help and usage mistakes are answered here. */
-function dispatch(): Promise<number> {
+/** The executable's work: runs the command of `process.argv` and resolves to the exit status. */
+export function dispatch(): Promise<number> {
   const route = routeOf(argv);
   if (route.kind === 'help') {
     out.stdout(TOP_USAGE);
@@ -77,13 +78,3 @@ function dispatch(): Promise<number> {
       return runCheckServer(argv, { ...files, connect: connectToServer, ...out });
   }
 }
-
-dispatch().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`mcp-failures: unexpected error: ${String(error)}\n`);
-    process.exitCode = 2;
-  },
-);

@@ -3,4 +3,9 @@
 // optional peer); when that is missing it says so in one line.
 import { startExecutable } from '@omcp/instrumentation-mcp/executable';
 
-startExecutable('mcp-failures', '@omcp/mcp-failures', () => import('./mcp-failures-main.js'), 2);
+startExecutable(
+  'mcp-failures',
+  '@omcp/mcp-failures',
+  () => import('./mcp-failures-main.js').then((m) => m.dispatch()),
+  2,
+);
