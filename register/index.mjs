@@ -1,10 +1,9 @@
 // Zero-code entry for ES module apps: node --import @omcp/instrumentation-mcp/register app.mjs
 // Registers OpenTelemetry's loader hook (so ES module imports of the MCP SDK are patched), limited
-// to the modules that are instrumented, then starts an SDK configured from OTEL_* variables with
-// the MCP instrumentation enabled.
+// to the modules that are instrumented (in the application's thread where Node.js can), then
+// starts an SDK configured from OTEL_* variables with the MCP instrumentation enabled.
 // Whatever goes wrong here (an optional dependency left out, a broken SDK setting) is one line
 // on stderr, and the application runs without telemetry rather than not at all.
-import { register } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import messages from './not-started.cjs';
 
@@ -25,12 +24,11 @@ if (other !== undefined) {
 } else
   try {
     const { startTelemetry, warn } = await import('../dist/esm/register/start.js');
-    const { loaderHook } = await import('../dist/esm/register/loader-hook.js');
+    const { registerLoaderHook } = await import('../dist/esm/register/loader-hook.js');
     const self = fileURLToPath(import.meta.url);
-    const hook = loaderHook(self, process.env, warn);
-    register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, hook.options);
+    const hook = await registerLoaderHook(self, process.env, warn);
     startTelemetry([self]);
-    // The application's imports wait until the loader has every module name enabled above.
+    // The application's imports wait until the hook has every module name enabled above.
     await hook.settled();
   } catch (error) {
     process.stderr.write(messages.notStarted(error));

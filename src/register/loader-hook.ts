@@ -1,3 +1,7 @@
+import { createRequire, register } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { INSTRUMENTED_PACKAGES } from '../instrumentation.js';
 import { ESM_HOOK_PROBE_PATTERN, escapeRegExp, instrumentationIitm } from '../shared/esm-hook.js';
 
@@ -57,4 +61,104 @@ export function loaderHook(
     options: { data: { ...data, include }, transferList },
     settled: () => channel.waitForAllMessagesAcknowledged(),
   };
+}
+
+/** import-in-the-middle's in-thread loader (`register-hooks.mjs`, 3.6 and later). */
+interface InThreadLoader {
+  register(options?: Record<string, unknown>): void;
+  supportsSyncHooks(): boolean;
+}
+
+/**
+ * The in-thread loader of the import-in-the-middle copy this package's
+ * `@opentelemetry/instrumentation` uses (resolved from `from`), when that copy has one and the
+ * running Node.js can run it (`module.registerHooks` with the fix it needs: 22.22.3, 24.11.1,
+ * 25.1, 26 and later); undefined otherwise.
+ */
+async function inThreadLoader(from: string): Promise<InThreadLoader | undefined> {
+  try {
+    const instrumentation = createRequire(from).resolve('@opentelemetry/instrumentation');
+    const iitm = dirname(createRequire(instrumentation).resolve('import-in-the-middle/package.json'));
+    const loader = (await import(
+      pathToFileURL(join(iitm, 'register-hooks.mjs')).href
+    )) as Partial<InThreadLoader>;
+    if (typeof loader.register !== 'function' || typeof loader.supportsSyncHooks !== 'function')
+      return undefined;
+    return loader.supportsSyncHooks() ? (loader as InThreadLoader) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The register entry's loader hook, registered. */
+export interface RegisteredLoaderHook {
+  /** Where it runs. */
+  place: 'in-thread' | 'loader-thread';
+  /** Resolves once the hook has every module name `Hook` calls sent it so far. */
+  settled(): Promise<void>;
+}
+
+/**
+ * Registers OpenTelemetry's ES module loader hook ({@link loaderHook}'s options) the cheapest way
+ * the running Node.js allows: in the application's thread with `module.registerHooks` where it
+ * can (no loader thread to start, and no `module.register`, deprecated from Node.js 26), else
+ * `module.register('@opentelemetry/instrumentation/hook.mjs')` on the loader thread.
+ */
+export async function registerLoaderHook(
+  from: string,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: (message: string) => void = () => undefined,
+): Promise<RegisteredLoaderHook> {
+  const hook = loaderHook(from, env, warn);
+  const loader = await inThreadLoader(from);
+  if (loader === undefined) {
+    register('@opentelemetry/instrumentation/hook.mjs', pathToFileURL(from).href, hook.options);
+    return { place: 'loader-thread', settled: hook.settled };
+  }
+  if (hook.options === undefined) {
+    loader.register();
+    return { place: 'in-thread', settled: hook.settled };
+  }
+  const included = liveInclude(hook.options);
+  loader.register({ shouldInclude: included.test });
+  return {
+    place: 'in-thread',
+    settled: () => {
+      included.drain();
+      return hook.settled();
+    },
+  };
+}
+
+/**
+ * The include decision of {@link loaderHook}'s options, kept live in the application's thread: the
+ * module names each `Hook` call sends over the channel are read synchronously (and acknowledged)
+ * at each decision, so a module hooked just before its import is wrapped, as the loader thread
+ * does by taking each message before the import that follows it.
+ */
+function liveInclude(options: RegisterOptions): {
+  test: (url: string, specifier: string) => boolean;
+  drain: () => void;
+} {
+  const patterns = (options.data.include as unknown[]).filter((p) => p instanceof RegExp);
+  const port = options.data.addHookMessagePort as MessagePort;
+  const names = new Set<string>();
+  const drain = (): void => {
+    for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
+      for (const name of m.message as string[]) names.add(name).add(`node:${name}`);
+      port.postMessage('ack');
+    }
+  };
+  const test = (url: string, specifier: string): boolean => {
+    if (patterns.some((p) => p.test(url))) return true;
+    drain();
+    if (names.has(specifier) || names.has(url)) return true;
+    if (!url.startsWith('file:')) return false;
+    try {
+      return names.has(fileURLToPath(url));
+    } catch {
+      return false;
+    }
+  };
+  return { test, drain };
 }
