@@ -5,9 +5,7 @@
 function notStarted(error) {
   const message = String((error && error.message) || error).split('\n')[0];
   const missing = /Cannot find (?:package|module) '([^']+)'/.exec(message);
-  const why = missing
-    ? `${missing[1]} is not installed (npm install ${missing[1]})`
-    : message;
+  const why = missing ? `${missing[1]} is not installed (npm install ${missing[1]})` : message;
   return `@omcp/instrumentation-mcp/register: telemetry not started: ${why}\n`;
 }
 

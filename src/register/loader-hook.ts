@@ -78,7 +78,9 @@ interface InThreadLoader {
 async function inThreadLoader(from: string): Promise<InThreadLoader | undefined> {
   try {
     const instrumentation = createRequire(from).resolve('@opentelemetry/instrumentation');
-    const iitm = dirname(createRequire(instrumentation).resolve('import-in-the-middle/package.json'));
+    const iitm = dirname(
+      createRequire(instrumentation).resolve('import-in-the-middle/package.json'),
+    );
     const loader = (await import(
       pathToFileURL(join(iitm, 'register-hooks.mjs')).href
     )) as Partial<InThreadLoader>;

@@ -10,12 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { INSTRUMENTED_PACKAGES } from '../../src/instrumentation.js';
-import {
-  ESM_HOOK_VARIABLE,
-  loaderHook,
-  packagePattern,
-  registerLoaderHook,
-} from '../../src/register/loader-hook.js';
+import { ESM_HOOK_VARIABLE, loaderHook, packagePattern } from '../../src/register/loader-hook.js';
 import { runtimeOf, type Runtime } from '../helpers/runtimes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -102,7 +97,12 @@ describe('loaderHook', () => {
 });
 
 /** Where Node.js `major` (the one test/runtimes holds) runs the hook. */
-const PLACE = { 20: 'loader-thread', 22: 'in-thread', 24: 'loader-thread', 26: 'in-thread' } as const;
+const PLACE = {
+  20: 'loader-thread',
+  22: 'in-thread',
+  24: 'loader-thread',
+  26: 'in-thread',
+} as const;
 
 /** The place registerLoaderHook picks, asked in a process of `runtime`. */
 function placeOn(runtime: Runtime): string {
@@ -131,7 +131,9 @@ describe.each([20, 22, 24, 26] as const)('the register entry on Node.js %i', (ma
     const { report, stderr } = runApp({}, runtime);
     expect(report).toEqual({ yamlPatched: true, sdkWrapped: true, zodWrapped: false });
     expect(stderr.trimEnd().split('\n')).toEqual([
-      expect.stringMatching(/^@omcp\/instrumentation-mcp\/register: OpenTelemetry JS 2\.x started /),
+      expect.stringMatching(
+        /^@omcp\/instrumentation-mcp\/register: OpenTelemetry JS 2\.x started /,
+      ),
     ]);
   }, 60_000);
 
