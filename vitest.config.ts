@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
@@ -40,6 +41,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // One test file per core, and at least two: most integration files wait on child processes,
+    // installs and sockets, so two files keep a 2-core machine busy where vitest's default (one
+    // less than the cores) would run one file at a time. `--maxWorkers` on the command line wins.
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       { extends: true, test: { name: 'unit', include: unit } },
       {
