@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const CALLS = 8_000;
+/** 8,000 in `npm test`; `OMCP_HEAP_CALLS=40000` for the figure docs/operations.md gives. */
+const CALLS = Number(process.env.OMCP_HEAP_CALLS) || 8_000;
 /** Growth allowed between the second and the last measurement (GC and JIT noise). */
 const GROWTH_MB = 5;
 
@@ -49,7 +50,7 @@ function run(endpoint: string): Promise<Heap> {
     );
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000 + CALLS * 5);
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('exit', (code) => {
@@ -89,5 +90,5 @@ describe('a collector that is down, while the application runs', () => {
       // And what was dropped is said, once.
       expect(r.stderr.match(/telemetry (dropped|flush stopped)/g)).toHaveLength(1);
     }
-  }, 150_000);
+  }, 150_000 + CALLS * 5);
 });

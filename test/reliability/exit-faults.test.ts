@@ -162,6 +162,13 @@ const SETUPS: Array<{
     line: '3.x',
   },
   {
+    name: 'a client whose stdio server is also under the register entry, on Node.js 24 with OpenTelemetry JS 3.x',
+    app: 'stdio-client-app.mjs',
+    processes: 2,
+    place: { node: node24.node, cwd: join(root, 'test', 'fixtures', 'otel-3.x') },
+    line: '3.x',
+  },
+  {
     name: 'a client that reaches its stdio server through the relaying proxy executable',
     app: 'stdio-client-app.mjs',
     processes: 2,
