@@ -7,9 +7,8 @@
 import { fileURLToPath } from 'node:url';
 import messages from './not-started.cjs';
 
-// Bun and Deno run no off-thread loader for module.register(): the acknowledgment the wait below
-// needs never comes (Bun hangs before the application starts; Deno ends it). Say so, and let the
-// application run exactly as without the entry.
+// Bun and Deno run no loader hooks for module.register(): there the application's MCP SDK is
+// imported and patched before the application imports it (one module instance per file).
 const other =
   process.versions.bun !== undefined
     ? `Bun ${process.versions.bun}`
@@ -17,19 +16,24 @@ const other =
       ? `Deno ${process.versions.deno}`
       : undefined;
 
-if (other !== undefined) {
-  process.stderr.write(
-    `@omcp/instrumentation-mcp/register: telemetry not started: ${other} has no Node.js module loader hooks for this entry; start your OpenTelemetry SDK yourself and use instrumentServer() / instrumentClient() from @omcp/instrumentation-mcp\n`,
-  );
-} else
-  try {
+try {
+  const self = fileURLToPath(import.meta.url);
+  if (other !== undefined) {
+    const { startWithoutHooks } = await import('../dist/esm/register/preload.js');
+    await startWithoutHooks(
+      self,
+      other,
+      { resolve: (specifier) => import.meta.resolve(specifier), load: (url) => import(url) },
+      (message) => process.stderr.write(`@omcp/instrumentation-mcp/register: ${message}\n`),
+    );
+  } else {
     const { startTelemetry, warn } = await import('../dist/esm/register/start.js');
     const { registerLoaderHook } = await import('../dist/esm/register/loader-hook.js');
-    const self = fileURLToPath(import.meta.url);
     const hook = await registerLoaderHook(self, process.env, warn);
     startTelemetry([self]);
     // The application's imports wait until the hook has every module name enabled above.
     await hook.settled();
-  } catch (error) {
-    process.stderr.write(messages.notStarted(error));
   }
+} catch (error) {
+  process.stderr.write(messages.notStarted(error));
+}
