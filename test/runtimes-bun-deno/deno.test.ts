@@ -43,6 +43,7 @@ describe('Deno: the zero-code entry', () => {
   it.each([
     ['SDK 1.x', 'server-v1.mjs'],
     ['SDK 2.x', 'server-v2.mjs'],
+    ['SDK 1.x imported as npm: specifiers', 'server-v1-npm.mjs'],
   ])(
     'deno run --preload, %s: every call answered, failures in exported server traces with their log records, metrics',
     async (_, server) => {

@@ -22,7 +22,7 @@ import {
 import { NAME, PACKS_ENV, newProject, pack, runtimeEnv } from '../packaging/install.js';
 
 const FIXTURE = repoPath('test', 'fixtures', 'runtimes-bun-deno');
-const FILES = ['server-v1.mjs', 'server-v2.mjs', 'manual-v1.mjs', 'plain.mjs'];
+const FILES = ['server-v1.mjs', 'server-v1-npm.mjs', 'server-v2.mjs', 'manual-v1.mjs', 'plain.mjs'];
 /** The Node.js whose npm installs the projects and whose SDK client calls the servers. */
 const NODE = runtimeOf(20);
 
