@@ -16,6 +16,7 @@ import {
   callServer,
   childEnv,
   expectAnswered,
+  expectExitSent,
   expectExported,
   exportTo,
   installProjects,
@@ -43,6 +44,7 @@ describe('Bun: the zero-code entry', () => {
   it.each([
     ['SDK 1.x', 'server-v1.mjs'],
     ['SDK 2.x', 'server-v2.mjs'],
+    ['SDK 1.x loaded with require()', 'server-v1.cjs'],
   ])(
     'bun --preload, %s: every call answered, failures in exported server traces with their log records, metrics',
     async (_, server) => {
@@ -68,6 +70,10 @@ describe('Bun: the zero-code entry', () => {
     const ids = expectAnswered(outcomes);
     expect(stderr).toBe(STARTED);
     await expectExported(receiver, ids, { logs: true, metrics: true });
+  });
+
+  it('process.exit() with the telemetry batched: the exit code kept, client and server span sent at exit', async () => {
+    await expectExitSent(bunBinary(), [...PRELOAD, 'exit-v1.mjs'], dir, receiver);
   });
 
   it('without an MCP SDK to instrument: one line, and the app runs as without the entry', async () => {

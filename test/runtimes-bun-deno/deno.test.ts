@@ -16,6 +16,7 @@ import {
   callServer,
   childEnv,
   expectAnswered,
+  expectExitSent,
   expectExported,
   exportTo,
   installProjects,
@@ -43,6 +44,7 @@ describe('Deno: the zero-code entry', () => {
   it.each([
     ['SDK 1.x', 'server-v1.mjs'],
     ['SDK 2.x', 'server-v2.mjs'],
+    ['SDK 1.x loaded with require()', 'server-v1.cjs'],
     ['SDK 1.x imported as npm: specifiers', 'server-v1-npm.mjs'],
   ])(
     'deno run --preload, %s: every call answered, failures in exported server traces with their log records, metrics',
@@ -58,6 +60,10 @@ describe('Deno: the zero-code entry', () => {
       await expectExported(receiver, ids, { logs: true, metrics: true });
     },
   );
+
+  it('process.exit() with the telemetry batched: the exit code kept, client and server span sent at exit', async () => {
+    await expectExitSent(denoBinary(), [...PRELOAD, 'exit-v1.mjs'], dir, receiver);
+  });
 
   it('without an MCP SDK to instrument: one line, and the app runs as without the entry', async () => {
     const without = await run(denoBinary(), ['run', '-A', 'plain.mjs'], {

@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync 
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'vitest';
-import { repoPath } from '../observability/helpers.js';
+import { repoPath, run } from '../observability/helpers.js';
 import { runtimeOf } from '../helpers/runtimes.js';
 import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
 import {
@@ -22,7 +22,15 @@ import {
 import { NAME, PACKS_ENV, newProject, pack, runtimeEnv } from '../packaging/install.js';
 
 const FIXTURE = repoPath('test', 'fixtures', 'runtimes-bun-deno');
-const FILES = ['server-v1.mjs', 'server-v1-npm.mjs', 'server-v2.mjs', 'manual-v1.mjs', 'plain.mjs'];
+const FILES = [
+  'server-v1.mjs',
+  'server-v1.cjs',
+  'server-v1-npm.mjs',
+  'server-v2.mjs',
+  'exit-v1.mjs',
+  'manual-v1.mjs',
+  'plain.mjs',
+];
 /** The Node.js whose npm installs the projects and whose SDK client calls the servers. */
 const NODE = runtimeOf(20);
 
@@ -196,4 +204,32 @@ export async function expectExported(
       ids.every((id) => receiver.logs.some((l) => l.traceId === id)),
     );
   if (options.metrics) await eventually('a metric export', () => receiver.metricsRequests > 0);
+}
+
+/**
+ * Runs exit-v1.mjs (`command args`) exporting to `receiver`: it ends by `process.exit(3)` with
+ * its telemetry batched, so what arrives was sent by the entry's synchronous send at exit. Its
+ * exit code is kept; the client and the server span arrive in the correlationId trace.
+ */
+export async function expectExitSent(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  receiver: OtlpReceiver,
+): Promise<void> {
+  const result = await run(command, args, {
+    cwd,
+    env: childEnv(exportTo(receiver)),
+    timeoutMs: 20_000,
+  });
+  expect(result.code, result.stderr).toBe(3);
+  expect(result.stderr).toBe(STARTED);
+  const id = /correlationId=([0-9a-f]{32})/.exec(result.stdout)?.[1];
+  expect(id, result.stdout).toBeDefined();
+  await eventually('the client and the server span in the correlationId trace', () => {
+    const kinds = receiver.spans
+      .filter((s) => s.name === 'tools/call throws' && s.traceId === id)
+      .map((s) => s.kind);
+    return kinds.includes(2) && kinds.includes(3);
+  });
 }
