@@ -1,5 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { INSTRUMENTED_PACKAGES, SDK_V1_RANGE, SDK_V2_RANGE } from '../instrumentation.js';
+import {
+  INSTRUMENTED_PACKAGES,
+  SDK_V1_RANGE,
+  SDK_V2_RANGE,
+  skipEsmHookCheck,
+} from '../instrumentation.js';
 import { inRange } from '../shared/version-range.js';
 import { startTelemetry, versionOf, type LoadedModules } from './start.js';
 
@@ -100,5 +105,6 @@ export async function startWithoutHooks(
     );
     return;
   }
+  skipEsmHookCheck();
   startTelemetry([from], undefined, loaded);
 }
