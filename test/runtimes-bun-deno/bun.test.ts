@@ -13,6 +13,7 @@ import { run } from '../observability/helpers.js';
 import { NAME } from '../packaging/install.js';
 import {
   STARTED,
+  callHttpServer,
   callServer,
   childEnv,
   expectAnswered,
@@ -69,6 +70,20 @@ describe('Bun: the zero-code entry', () => {
     );
     const ids = expectAnswered(outcomes);
     expect(stderr).toBe(STARTED);
+    await expectExported(receiver, ids, { logs: true, metrics: true });
+  });
+
+  it('Streamable HTTP, SDK 1.x: every call answered, failures in server traces sent at SIGTERM', async () => {
+    const { outcomes, stderr, code } = await callHttpServer(
+      bunBinary(),
+      [...PRELOAD, 'http-v1.mjs'],
+      dir,
+      exportTo(receiver),
+    );
+    const ids = expectAnswered(outcomes);
+    expect(stderr).toBe(STARTED);
+    // Its own SIGTERM listener (closing the HTTP server) owns the exit.
+    expect(code).toBe(0);
     await expectExported(receiver, ids, { logs: true, metrics: true });
   });
 

@@ -13,6 +13,7 @@ import { NAME } from '../packaging/install.js';
 import {
   ENTRY_FILE,
   STARTED,
+  callHttpServer,
   callServer,
   childEnv,
   expectAnswered,
@@ -60,6 +61,20 @@ describe('Deno: the zero-code entry', () => {
       await expectExported(receiver, ids, { logs: true, metrics: true });
     },
   );
+
+  it('Streamable HTTP, SDK 1.x: every call answered, failures in server traces sent at SIGTERM', async () => {
+    const { outcomes, stderr, code } = await callHttpServer(
+      denoBinary(),
+      [...PRELOAD, 'http-v1.mjs'],
+      dir,
+      exportTo(receiver),
+    );
+    const ids = expectAnswered(outcomes);
+    expect(stderr).toBe(STARTED);
+    // Its own SIGTERM listener (closing the HTTP server) owns the exit.
+    expect(code).toBe(0);
+    await expectExported(receiver, ids, { logs: true, metrics: true });
+  });
 
   it('process.exit() with the telemetry batched: the exit code kept, client and server span sent at exit', async () => {
     await expectExitSent(denoBinary(), [...PRELOAD, 'exit-v1.mjs'], dir, receiver);

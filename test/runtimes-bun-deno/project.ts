@@ -7,7 +7,9 @@
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'vitest';
 import { repoPath, run } from '../observability/helpers.js';
 import { runtimeOf } from '../helpers/runtimes.js';
@@ -15,6 +17,7 @@ import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
 import {
   callToolsOver,
   failureOf,
+  freePort,
   projectsFromLock,
   type Calls,
   type Outcome,
@@ -28,6 +31,7 @@ const FILES = [
   'server-v1-npm.mjs',
   'server-v2.mjs',
   'exit-v1.mjs',
+  'http-v1.mjs',
   'manual-v1.mjs',
   'plain.mjs',
 ];
@@ -237,4 +241,57 @@ export async function expectExitSent(
       .map((s) => s.kind);
     return kinds.includes(2) && kinds.includes(3);
   });
+}
+
+/**
+ * Runs http-v1.mjs (`command args`) on a free port of 127.0.0.1, calls {@link CALLS} over
+ * Streamable HTTP, then ends it with SIGTERM; the outcomes, its stderr and how it ended. A server
+ * that does not listen, answer or end within its bound fails the test.
+ */
+export async function callHttpServer(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ outcomes: Record<string, Outcome>; stderr: string; code: number | null }> {
+  const port = await freePort();
+  const child = spawn(command, [...args], {
+    cwd,
+    env: childEnv({ ...env, PORT: String(port) }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const ended = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('not listening within 20 s')), 20_000);
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (stdout.includes('listening')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      void ended.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`the server ended (${code})`));
+      });
+    });
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    const outcomes = await callToolsOver(new StreamableHTTPClientTransport(url), CALLS);
+    child.kill('SIGTERM');
+    const code = await Promise.race([
+      ended,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('did not end within 10 s of SIGTERM')), 10_000),
+      ),
+    ]);
+    return { outcomes, stderr, code };
+  } catch (error) {
+    throw new Error(`${String(error)}; the server said:\n${stderr}`);
+  } finally {
+    child.kill('SIGKILL');
+  }
 }
