@@ -1,7 +1,7 @@
 /**
- * What the Bun and Deno tests share: the fixture application (test/fixtures/runtimes-bun-deno)
- * in a fresh project, installed from its lock file with the packed tarball added by npm, as a
- * user installs it; the official SDK client (on the Node.js that runs the tests) calling a stdio
+ * What the Bun and Deno tests share: the fixture application (test/fixtures/runtimes-bun-deno,
+ * its dependencies installed from its lock file by scripts/install-fixtures.mjs) copied into a
+ * fresh project, with the packed tarball added by npm, as a user adds it; the official SDK client (on the Node.js that runs the tests) calling a stdio
  * server the runtime runs there; and the OTLP/HTTP export of that server to a receiver on
  * 127.0.0.1.
  */
@@ -11,30 +11,19 @@ import { spawn } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'vitest';
-import { repoPath, run } from '../observability/helpers.js';
+import { repoPath, run, tempDir } from '../observability/helpers.js';
 import { runtimeOf } from '../helpers/runtimes.js';
 import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
 import {
   callToolsOver,
   failureOf,
   freePort,
-  projectsFromLock,
   type Calls,
   type Outcome,
 } from '../frameworks/server-install.js';
-import { NAME, PACKS_ENV, newProject, pack, runtimeEnv } from '../packaging/install.js';
+import { NAME, PACKS_ENV, newProject, npmInstall, pack, runtimeEnv } from '../packaging/install.js';
 
 const FIXTURE = repoPath('test', 'fixtures', 'runtimes-bun-deno');
-const FILES = [
-  'server-v1.mjs',
-  'server-v1.cjs',
-  'server-v1-npm.mjs',
-  'server-v2.mjs',
-  'exit-v1.mjs',
-  'http-v1.mjs',
-  'manual-v1.mjs',
-  'plain.mjs',
-];
 /** The Node.js whose npm installs the projects and whose SDK client calls the servers. */
 const NODE = runtimeOf(20);
 
@@ -90,14 +79,21 @@ export async function installProjects(): Promise<Projects> {
 }
 
 async function install(): Promise<Projects> {
+  if (!existsSync(join(FIXTURE, 'node_modules', '.package-lock.json')))
+    throw new Error(
+      `${FIXTURE}/node_modules is missing: run node scripts/install-fixtures.mjs (npm test does)`,
+    );
   const packed = pack();
-  const [[dir], bare] = await Promise.all([
-    projectsFromLock([NODE], packed, FIXTURE, FILES),
+  // The application's dependencies as npm ci installed them from the fixture's lock file; the
+  // tarball added by npm, as a user adds it to an existing project.
+  const dir = tempDir('omcp-runtimes-bun-deno');
+  cpSync(FIXTURE, dir, { recursive: true });
+  const [bare] = await Promise.all([
     newProject(NODE, packed, [], { prefix: 'omcp-runtimes-bare' }),
+    npmInstall(NODE, dir, ['--prefer-offline', ...packed.install]),
   ]);
-  cpSync(join(FIXTURE, 'bunfig'), join(dir!, 'bunfig'), { recursive: true });
   cpSync(join(FIXTURE, 'plain.mjs'), join(bare, 'plain.mjs'));
-  return { dir: dir!, bare };
+  return { dir, bare };
 }
 
 /** The environment of a runtime's child: no update checks or prompts, plus `extra`. */
