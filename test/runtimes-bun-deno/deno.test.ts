@@ -17,7 +17,7 @@ import {
   callServer,
   childEnv,
   expectAnswered,
-  expectExitSent,
+  expectClientAndServerSpans,
   expectExported,
   exportTo,
   installProjects,
@@ -77,7 +77,10 @@ describe('Deno: the zero-code entry', () => {
   });
 
   it('process.exit() with the telemetry batched: the exit code kept, client and server span sent at exit', async () => {
-    await expectExitSent(denoBinary(), [...PRELOAD, 'exit-v1.mjs'], dir, receiver);
+    await expectClientAndServerSpans(denoBinary(), [...PRELOAD, 'exit-v1.mjs'], dir, receiver, {
+      code: 3,
+      stderr: STARTED,
+    });
   });
 
   it('without an MCP SDK to instrument: one line, and the app runs as without the entry', async () => {
@@ -113,5 +116,15 @@ describe('Deno: manual mode', () => {
     const ids = expectAnswered(outcomes);
     expect(stderr).toBe('');
     await expectExported(receiver, ids, { logs: true, metrics: true });
+  });
+
+  it('instrumentClient() and instrumentServer(): the client and the server span in the correlationId trace', async () => {
+    await expectClientAndServerSpans(
+      denoBinary(),
+      ['run', '-A', 'manual-client-v1.mjs'],
+      dir,
+      receiver,
+      { code: 0, stderr: '' },
+    );
   });
 });

@@ -209,15 +209,18 @@ export async function expectExported(
 }
 
 /**
- * Runs exit-v1.mjs (`command args`) exporting to `receiver`: it ends by `process.exit(3)` with
- * its telemetry batched, so what arrives was sent by the entry's synchronous send at exit. Its
- * exit code is kept; the client and the server span arrive in the correlationId trace.
+ * Runs `command args` (exit-v1.mjs or manual-client-v1.mjs: one failing call between a client and
+ * a server in one process) exporting to `receiver`; checks it ended with `code` and printed `stderr`,
+ * and that the client and the server span arrived in the trace of the correlationId it printed.
+ * exit-v1.mjs ends by `process.exit(3)` with its telemetry batched: what arrives was sent by the
+ * entry's synchronous send at exit.
  */
-export async function expectExitSent(
+export async function expectClientAndServerSpans(
   command: string,
   args: readonly string[],
   cwd: string,
   receiver: OtlpReceiver,
+  expected: { code: number; stderr: string },
 ): Promise<void> {
   // Without the SDK's diagnostics: its "Accessing resource attributes before async attributes
   // settled" at a process.exit() this early is the same on Node.js.
@@ -227,8 +230,8 @@ export async function expectExitSent(
     env: childEnv(env),
     timeoutMs: 20_000,
   });
-  expect(result.code, result.stderr).toBe(3);
-  expect(result.stderr).toBe(STARTED);
+  expect(result.code, result.stderr).toBe(expected.code);
+  expect(result.stderr).toBe(expected.stderr);
   const id = /correlationId=([0-9a-f]{32})/.exec(result.stdout)?.[1];
   expect(id, result.stdout).toBeDefined();
   await eventually('the client and the server span in the correlationId trace', () => {
