@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { firstLineOf } from '@omcp/tool-failure/wire';
 import {
   INSTRUMENTED_PACKAGES,
   SDK_V1_RANGE,
@@ -53,16 +54,20 @@ export interface ImportedSdk {
   loaded: LoadedModules;
   /** `name version` of each resolvable package outside its supported range. */
   unsupported: string[];
+  /** `specifier (first line of the error)` of each module that resolved but failed to import. */
+  failed: string[];
 }
 
 /**
  * Imports the application's MCP SDK modules (1.x and 2.x, whichever resolve) before the
  * application does: ES modules are one instance per resolved file, so the application gets the
- * classes whose prototypes the patches wrapped. A package outside its range is not imported.
+ * classes whose prototypes the patches wrapped. A package outside its range is not imported; a
+ * module whose import fails is left out (the application may never import it).
  */
 export async function importMcpSdk(access: ModuleAccess): Promise<ImportedSdk> {
   const loaded: LoadedModules = {};
   const unsupported = new Set<string>();
+  const failed: string[] = [];
   for (const module of SDK_MODULES) {
     let url: string;
     try {
@@ -77,11 +82,17 @@ export async function importMcpSdk(access: ModuleAccess): Promise<ImportedSdk> {
       unsupported.add(`${module.name} ${version ?? '(version unknown)'}`);
       continue;
     }
-    const exports = await access.load(url);
+    let exports: object;
+    try {
+      exports = await access.load(url);
+    } catch (error) {
+      failed.push(`${module.specifier} (${firstLineOf(error)})`);
+      continue;
+    }
     if (module.slot === 'v2') (loaded.v2 ??= []).push(exports);
     else loaded[module.slot] = exports;
   }
-  return { loaded, unsupported: [...unsupported] };
+  return { loaded, unsupported: [...unsupported], failed };
 }
 
 /**
@@ -97,14 +108,16 @@ export async function startWithoutHooks(
   notice: (message: string) => void,
 ): Promise<void> {
   if (process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return;
-  const { loaded, unsupported } = await importMcpSdk(access);
+  const { loaded, unsupported, failed } = await importMcpSdk(access);
+  const found = [...unsupported, ...failed.map((f) => `${f}, which failed to import`)];
   if (loaded.v1Protocol === undefined && loaded.v2 === undefined) {
-    const found = unsupported.length === 0 ? '' : ` (found ${unsupported.join(', ')})`;
+    const also = found.length === 0 ? '' : ` (found ${found.join('; ')})`;
     notice(
-      `telemetry not started: ${runtime} has no module loader hooks, and no MCP SDK this package instruments resolves from it${found}: ${INSTRUMENTED_PACKAGES.sdkV1} ${SDK_V1_RANGE}, ${INSTRUMENTED_PACKAGES.client} or ${INSTRUMENTED_PACKAGES.server} ${SDK_V2_RANGE}`,
+      `telemetry not started: ${runtime} has no module loader hooks, and no MCP SDK this package instruments resolves from it${also}: ${INSTRUMENTED_PACKAGES.sdkV1} ${SDK_V1_RANGE}, ${INSTRUMENTED_PACKAGES.client} or ${INSTRUMENTED_PACKAGES.server} ${SDK_V2_RANGE}`,
     );
     return;
   }
+  if (failed.length > 0) notice(`not instrumented, its import failed: ${failed.join('; ')}`);
   skipEsmHookCheck();
   startTelemetry([from], undefined, loaded);
 }

@@ -42,7 +42,7 @@ describe('importMcpSdk (the register entry on Bun and Deno)', () => {
 
   it('nothing resolvable: nothing imported', async () => {
     const modules = access({});
-    expect(await importMcpSdk(modules)).toEqual({ loaded: {}, unsupported: [] });
+    expect(await importMcpSdk(modules)).toEqual({ loaded: {}, unsupported: [], failed: [] });
     expect(modules.loaded).toEqual([]);
   });
 
@@ -54,5 +54,16 @@ describe('importMcpSdk (the register entry on Bun and Deno)', () => {
     expect(sdk.loaded).toEqual({});
     expect(modules.loaded).toEqual([]);
     expect(sdk.unsupported).toEqual(['@modelcontextprotocol/sdk (version unknown)']);
+  });
+
+  it('a module whose import fails is left out and named; the others are imported', async () => {
+    const modules = access(V1);
+    const load = modules.load;
+    modules.load = (url) =>
+      url.endsWith('/server/mcp.js') ? Promise.reject(new Error('no zod here\nstack')) : load(url);
+    const sdk = await importMcpSdk(modules);
+    expect(sdk.loaded.v1Protocol).toBeDefined();
+    expect(sdk.loaded.v1Mcp).toBeUndefined();
+    expect(sdk.failed).toEqual(['@modelcontextprotocol/sdk/server/mcp.js (no zod here)']);
   });
 });
