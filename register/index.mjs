@@ -1,14 +1,16 @@
 // Zero-code entry for ES module apps: node --import @omcp/instrumentation-mcp/register app.mjs
-// Registers OpenTelemetry's loader hook (so ES module imports of the MCP SDK are patched), limited
-// to the modules that are instrumented (in the application's thread where Node.js can), then
-// starts an SDK configured from OTEL_* variables with the MCP instrumentation enabled.
+// (bun --preload, deno run --preload). Registers OpenTelemetry's loader hook (so ES module imports
+// of the MCP SDK are patched), limited to the modules that are instrumented (in the application's
+// thread where Node.js can), then starts an SDK configured from OTEL_* variables with the MCP
+// instrumentation enabled.
 // Whatever goes wrong here (an optional dependency left out, a broken SDK setting) is one line
 // on stderr, and the application runs without telemetry rather than not at all.
 import { fileURLToPath } from 'node:url';
 import messages from './not-started.cjs';
 
-// Bun and Deno run no loader hooks for module.register(): there the application's MCP SDK is
-// imported and patched before the application imports it (one module instance per file).
+// Bun and Deno run no loader hooks for module.register() (waiting for one hung Bun and ended
+// Deno): there the application's MCP SDK is imported and patched before the application imports
+// it (one module instance per file), resolved from here, where the peer dependency resolves.
 const other =
   process.versions.bun !== undefined
     ? `Bun ${process.versions.bun}`
