@@ -1,9 +1,10 @@
 // Installs the version-matrix fixtures (test/fixtures/sdk-*/ and otel-*/), the pinned MCP reference
 // servers and mcp-use (test/fixtures/reference-servers/, mcp-use/, for test/gates), the other
 // third-party packages the tests run (pino and winston in app-logs/, the AI SDK's MCP client in
-// ai-sdk/, fastmcp and tmcp in server-frameworks/, ...: each folder listed below), the benchmark's
-// peer instrumentations (bench/peers/, run by the benchmark's smoke test), Node.js 22, 24 and 26
-// with pnpm 10 (test/runtimes/) and the gates' third-party tools (test/gates/tools/: the official
+// ai-sdk/, fastmcp and tmcp in server-frameworks/, the Bun and Deno tests' application in
+// runtimes-bun-deno/, ...: each folder listed below), the benchmark's peer instrumentations
+// (bench/peers/, run by the benchmark's smoke test), Node.js 22, 24 and 26 with pnpm 10, Bun and
+// Deno (test/runtimes/) and the gates' third-party tools (test/gates/tools/: the official
 // conformance suite, the MCP Inspector, publint and attw): `npm ci` in each folder
 // whose node_modules is missing or older than its package-lock.json. Each sdk-* fixture has its own
 // lock file with only the MCP SDK (and zod); @opentelemetry/* come from the repository root, or for
@@ -31,6 +32,7 @@ folders.push(
   join(fixtures, 'app-logs'),
   join(fixtures, 'ai-sdk'),
   join(fixtures, 'server-frameworks'),
+  join(fixtures, 'runtimes-bun-deno'),
   join(root, 'bench', 'peers'),
   join(root, 'test', 'runtimes'),
   join(root, 'test', 'gates', 'tools'),

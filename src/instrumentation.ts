@@ -70,6 +70,14 @@ type ModuleExports = Record<string, unknown>;
 
 /** The ES module loader hook is checked once per process (the first enable of the ESM build). */
 let esmHookChecked = false;
+
+/**
+ * @internal The register entry imported and patched the MCP SDK's ES modules itself (Bun, Deno):
+ * there is no loader hook to look for, and no warning to give about its absence.
+ */
+export function skipEsmHookCheck(): void {
+  esmHookChecked = true;
+}
 /** Diagnostics said once per process, however many instances or module copies hit them. */
 const said = new Set<string>();
 

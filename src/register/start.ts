@@ -121,7 +121,7 @@ const TRACE_EXPORTERS = {
 } as const;
 
 /** The version in the package.json of the package `name` that `file` belongs to. */
-function versionOf(file: string, name: string): string | undefined {
+export function versionOf(file: string, name: string): string | undefined {
   for (let dir = dirname(file); ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest)) {
@@ -345,6 +345,16 @@ export function warn(message: string): void {
 /** Who says what the zero-code entry did: the entry itself unless a CLI starts it. */
 const ENTRY = '@omcp/instrumentation-mcp/register';
 
+/** MCP SDK modules imported before the start, patched as they are (runtimes without loader hooks). */
+export type LoadedModules = Parameters<McpInstrumentation['_patchLoaded']>[0];
+
+/** The entry's instrumentation, with the modules `loaded` holds already patched. */
+function mcpInstrumentation(loaded: LoadedModules | undefined): McpInstrumentation {
+  const instrumentation = new McpInstrumentation(configFromEnv());
+  if (loaded !== undefined) instrumentation._patchLoaded(loaded);
+  return instrumentation;
+}
+
 /**
  * Starts an OpenTelemetry NodeSDK configured from the standard `OTEL_*` variables (OTLP
  * traces, metrics and logs by default) with `McpInstrumentation` enabled, and flushes it when
@@ -354,11 +364,13 @@ const ENTRY = '@omcp/instrumentation-mcp/register';
  * line on stderr, as `speaker`, which OpenTelemetry JS line it started. Without sdk-node, the instrumentation
  * still runs (a thrown `ToolFailureError` still becomes its failure object), nothing is
  * exported, and one line says so. The OTLP trace exporter gets a concurrency limit
- * ({@link traceExporterFromEnv}).
+ * ({@link traceExporterFromEnv}). `loaded`: MCP SDK modules already imported, patched in place
+ * (where no module hook will see them load).
  */
 export function startTelemetry(
   from: readonly string[] = [],
   speaker: string = ENTRY,
+  loaded?: LoadedModules,
 ): NodeSDK | undefined {
   const notice = (message: string): void => {
     process.stderr.write(`${speaker}: ${message}\n`);
@@ -371,14 +383,14 @@ export function startTelemetry(
     sdkLine = loadSdk(from);
   } catch (error) {
     if (error instanceof LineMismatchError) {
-      new McpInstrumentation(configFromEnv());
+      mcpInstrumentation(loaded);
       notice(`telemetry not started: ${error.message}`);
       return undefined;
     }
     if (!(error instanceof SdkMissingError)) throw error;
     const traces = loadTracesOnly(from);
-    if (traces !== undefined) return startTracesOnly(traces, notice);
-    new McpInstrumentation(configFromEnv());
+    if (traces !== undefined) return startTracesOnly(traces, notice, loaded);
+    mcpInstrumentation(loaded);
     const api = applicationApiVersion(from);
     const install = LINE_PACKAGES[api === undefined ? '3.x' : lineOfApi(api)].sdkNode;
     notice(
@@ -389,7 +401,7 @@ export function startTelemetry(
   const traceExporter = traceExporterFromEnv(process.env, sdkLine);
   const guard = new ExitGuard(sdkLine.load, process.env, traceExporter, undefined, notice);
   const sdk = new sdkLine.NodeSDK({
-    instrumentations: [new McpInstrumentation(configFromEnv())],
+    instrumentations: [mcpInstrumentation(loaded)],
     // The guard's span processors carry the exporter; without them NodeSDK batches it itself.
     ...(traceExporter === undefined || guard.config.spanProcessors !== undefined
       ? {}
@@ -420,10 +432,14 @@ export function startTelemetry(
  * exporter, no sdk-node): spans only, batched and flushed at exit as with sdk-node; one line says
  * what started, and that metrics and log records need sdk-node.
  */
-function startTracesOnly(traces: TracesOnlyLine, notice: (message: string) => void): undefined {
+function startTracesOnly(
+  traces: TracesOnlyLine,
+  notice: (message: string) => void,
+  loaded: LoadedModules | undefined,
+): undefined {
   const { exporter } = traces;
   if (exporter === undefined) {
-    new McpInstrumentation(configFromEnv());
+    mcpInstrumentation(loaded);
     notice(
       `telemetry not started: ${SDK_TRACE_NODE} ${traces.version} is installed, but no OTLP trace exporter for the protocol; npm install ${TRACE_EXPORTERS['http/protobuf']}, or set OTEL_EXPORTER_OTLP_PROTOCOL to the exporter installed`,
     );
@@ -437,7 +453,7 @@ function startTracesOnly(traces: TracesOnlyLine, notice: (message: string) => vo
     spanProcessors: guard.config.spanProcessors ?? [new traces.BatchSpanProcessor(traceExporter)],
   });
   provider.register();
-  new McpInstrumentation(configFromEnv());
+  mcpInstrumentation(loaded);
   notice(
     `OpenTelemetry JS 2.x started, traces only (${SDK_TRACE_NODE} ${traces.version}, ${exporter.name}); for metrics and log records too: npm install ${LINE_PACKAGES['2.x'].sdkNode}`,
   );

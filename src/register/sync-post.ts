@@ -86,11 +86,13 @@ process.stdin.on('data', (c) => chunks.push(c)).on('end', () => {
 /**
  * Makes `posts` from one child Node process and waits for it, at most `timeoutMs` in all: the
  * one way to send over HTTP while the process is in its \`exit\` event, where nothing
- * asynchronous runs. The child gets the environment without `NODE_OPTIONS`, so a preloaded
- * register entry does not start telemetry in it.
+ * asynchronous runs. The child gets the environment without `NODE_OPTIONS` and with
+ * `OTEL_SDK_DISABLED=true`, so a preloaded register entry does not start telemetry in it. Bun
+ * runs `-e` itself; Deno runs it as `deno eval`.
  */
 export function postSync(posts: readonly SyncPost[], timeoutMs: number): SyncPostResult[] {
-  const env = { ...process.env };
+  // OTEL_SDK_DISABLED: a preload Bun reads from bunfig.toml starts no telemetry there either.
+  const env: NodeJS.ProcessEnv = { ...process.env, OTEL_SDK_DISABLED: 'true' };
   delete env.NODE_OPTIONS;
   const input = JSON.stringify(
     posts.map((post) => ({

@@ -37,3 +37,13 @@ export function runtimes(): Runtime[] {
 export function pnpmScript(): string {
   return installed('pnpm10', 'bin', 'pnpm.cjs');
 }
+
+/** The Bun binary of `test/runtimes` (the npm `bun` package's platform package for this machine). */
+export function bunBinary(): string {
+  return installed('@oven', `bun-${process.platform}-${process.arch}`, 'bin', 'bun');
+}
+
+/** The Deno binary of `test/runtimes` (the npm `deno` package's platform package for this machine). */
+export function denoBinary(): string {
+  return installed('@deno', `${process.platform}-${process.arch}-glibc`, 'deno');
+}
