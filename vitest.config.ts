@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
-import { isUnit, testFiles } from './test/setup/tiers.js';
+import { isTimed, isUnit, testFiles } from './test/setup/tiers.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -20,8 +20,8 @@ const alias = Object.entries(compilerOptions.paths).map(([name, [target]]) => ({
 
 // Two tiers (test/setup/tiers.ts): `unit`, in-process tests that start no process and open no
 // socket, and `integration`, everything else (child processes, real installs of the packed
-// tarballs, loopback servers, third-party programs). `npm test` runs both; `npm run test:unit`
-// the first alone; `npm test -w <package>`, run in that package's folder, its own tests alone.
+// tarballs, loopback servers, third-party programs), of which the files that measure time run
+// last, one at a time (`timed`). `npm test` runs them all; `npm run test:unit` the first alone; `npm test -w <package>`, run in that package's folder, its own tests alone.
 const workspaces = (
   JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { workspaces: string[] }
 ).workspaces;
@@ -32,7 +32,8 @@ const files = testFiles(
   workspaces.map((w) => (w === '.' ? 'test' : `${w}/test`)),
 ).filter((file) => scope === undefined || file.startsWith(scope));
 const unit = files.filter((file) => isUnit(`${root}${file}`));
-const integration = files.filter((file) => !unit.includes(file));
+const timed = files.filter((file) => !unit.includes(file) && isTimed(`${root}${file}`));
+const integration = files.filter((file) => !unit.includes(file) && !timed.includes(file));
 
 export default defineConfig({
   root,
@@ -54,6 +55,16 @@ export default defineConfig({
           include: integration,
           // Every workspace package packed once for the run (pretest has built them).
           globalSetup: ['test/setup/pack.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'timed',
+          include: timed,
+          globalSetup: ['test/setup/pack.ts'],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -1,3 +1,4 @@
+// tier: timed (each process ends while its flush is held 1 s on the wire)
 /**
  * Each span and log record reaches the collector once, on every way a process ends (issue 40):
  * the exit path resends only what the collector cannot have got. Real child processes under the

@@ -1,3 +1,4 @@
+// tier: timed (its readings, SAME and REGRESSION, are measured CPU time)
 /**
  * `npm run bench:compare` at a small scale (docs/performance.md, "Comparing two builds"): the
  * built package against itself reads SAME, and against itself with a deliberate slowdown of 20 %

@@ -1,3 +1,4 @@
+// tier: timed (each exit is held to a bound against a healthy run started at the same moment)
 /**
  * A bounded exit whatever the collector does (docs/operations.md, "When the collector is down"):
  * real child processes under the register entry, exporting OTLP/HTTP to a faulty collector on

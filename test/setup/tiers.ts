@@ -12,6 +12,12 @@ import { dirname, join, relative, resolve } from 'node:path';
 const OUT_OF_PROCESS =
   /'node:(child_process|worker_threads|http|https|net|dgram)'|\bStdioClientTransport\b|\bfetch\(|\.listen\(/;
 const RELATIVE_IMPORT = /(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g;
+/**
+ * A file that measures time (an exit bound, a benchmark's reading, a slow client's cut-off)
+ * says so on a line of its own, `// tier: timed`, with why: it runs after the others, one
+ * file at a time, so the other files' child processes do not stand in its figures.
+ */
+const TIMED = /^\/\/ tier: timed\b/m;
 /** A soak is a long run by its nature, even in one process. */
 const SOAK = /(^|\/)soak\.test\.ts$/;
 
@@ -46,4 +52,9 @@ export function isUnit(file: string, seen = new Set<string>()): boolean {
     if (existsSync(target) && !isUnit(target, seen)) return false;
   }
   return true;
+}
+
+/** Whether the test file at `file` (absolute) measures time, and so runs alone. */
+export function isTimed(file: string): boolean {
+  return TIMED.test(readFileSync(file, 'utf8'));
 }

@@ -1,3 +1,4 @@
+// tier: timed (a retried call through the proxy executable waits out the retry schedule)
 import { fileURLToPath } from 'node:url';
 import { SpanKind } from '@opentelemetry/api';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';

@@ -1,3 +1,4 @@
+// tier: timed (slow clients are cut off after a deadline, and the memory bound is read under load)
 // The proxy under abuse, on loopback: 1,000 concurrent tool calls with mixed failures while
 // 10,000 bad requests (foreign Host, wrong token, no session, unknown session) and 100 slow
 // clients hit the same mcp-failure-proxy process. Twice, so that a leak would show: every good
