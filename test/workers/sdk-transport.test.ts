@@ -2,8 +2,8 @@
  * A remote MCP server on Cloudflare Workers, run on the real workerd: the MCP SDK 1.32.2 server
  * over its web-standard Streamable HTTP transport, instrumented with `instrumentServer()`, its
  * telemetry exported by the application's OpenTelemetry SDK over fetch and flushed with
- * `ctx.waitUntil` (test/fixtures/workers/worker.mjs and telemetry.mjs, the lines
- * docs/frameworks.md shows). The Worker is bundled from a fresh project with the packed tarball
+ * `ctx.waitUntil` (test/fixtures/workers/worker.mjs, the lines
+ * docs/configuration.md shows). The Worker is bundled from a fresh project with the packed tarball
  * installed, by `wrangler deploy --dry-run` as users deploy it, and run by miniflare on
  * 127.0.0.1; the official SDK client calls it from a child process started under
  * `node --import @omcp/instrumentation-mcp/register`. Both export OTLP/HTTP JSON to one receiver
@@ -18,9 +18,16 @@ import {
   type ReceivedSpan,
 } from '../helpers/otlp-receiver.js';
 import { runtimeOf } from '../helpers/runtimes.js';
+import { ROOT } from '../observability/helpers.js';
 import { NAME, node, pack } from '../packaging/install.js';
 import { failureOf, otlpEnv, withoutFailure, type Outcome } from '../frameworks/server-install.js';
-import { bundleWorker, startWorker, workerProject, type RunningWorker } from './workerd.js';
+import {
+  FIXTURE,
+  bundleWorker,
+  startWorker,
+  workerProject,
+  type RunningWorker,
+} from './workerd.js';
 
 const WORKER_SERVICE = 'mcp-worker';
 const CLIENT_SERVICE = 'worker-caller';
@@ -40,12 +47,7 @@ let outcomes: Record<string, Outcome>;
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  project = await workerProject(pack(), [
-    'worker.mjs',
-    'telemetry.mjs',
-    'wrangler.json',
-    'client.mjs',
-  ]);
+  project = await workerProject(pack(), ['worker.mjs', 'wrangler.json', 'client.mjs']);
   bundle = await bundleWorker(project);
   worker = await startWorker(bundle, join(project, 'wrangler.json'), {
     OTLP_ENDPOINT: receiver.url,
@@ -148,5 +150,23 @@ describe('the MCP SDK 1.32.2 Streamable HTTP transport on workerd, instrumented 
     const imports = [...text.matchAll(/^import\s[^;]*?from\s*"([^"]+)"/gm)].map((m) => m[1]);
     expect(imports.filter((m) => /^(node:)?(http|https|http2|net|tls)$/.test(m!))).toEqual([]);
     expect(text).toContain('FetchTransport');
+  });
+
+  it('docs/configuration.md shows lines of the Worker it runs', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    const at = doc.indexOf('<!-- user-code: workers -->');
+    expect(at).toBeGreaterThan(-1);
+    const block = /```js\n([\s\S]*?)```/.exec(doc.slice(at))![1]!;
+    const documented = block
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('//'));
+    const worker = new Set(
+      readFileSync(join(FIXTURE, 'worker.mjs'), 'utf8')
+        .split('\n')
+        .map((l) => l.trim()),
+    );
+    expect(documented.length).toBeGreaterThan(10);
+    for (const line of documented) expect(worker.has(line), `worker.mjs lacks: ${line}`).toBe(true);
   });
 });
