@@ -7,7 +7,7 @@
  * test/fixtures/workers/tools/.
  */
 import { copyFileSync, cpSync, existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runtimeOf } from '../helpers/runtimes.js';
 import { ROOT, run, tempDir } from '../observability/helpers.js';
@@ -62,7 +62,9 @@ export async function bundleWorker(project: string, config = 'wrangler.json'): P
       timeoutMs: 60_000,
     },
   );
-  const bundle = join(outdir, 'worker.js');
+  // wrangler names the bundle after the Worker's module (`main`).
+  const { main } = JSON.parse(readFileSync(join(project, config), 'utf8')) as { main: string };
+  const bundle = join(outdir, `${basename(main, extname(main))}.js`);
   if (result.code !== 0 || !existsSync(bundle))
     throw new Error(`wrangler deploy --dry-run failed:\n${result.stdout}\n${result.stderr}`);
   return bundle;
