@@ -18,22 +18,32 @@ describeWorker({
   service: 'mcp-worker',
 });
 
-describe('the documented Worker', () => {
-  it('docs/configuration.md shows lines of the Worker it runs', () => {
-    const doc = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
-    const at = doc.indexOf('<!-- user-code: workers -->');
-    expect(at).toBeGreaterThan(-1);
-    const block = /```js\n([\s\S]*?)```/.exec(doc.slice(at))![1]!;
-    const documented = block
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '' && !l.startsWith('//'));
-    const worker = new Set(
-      readFileSync(join(FIXTURE, 'worker.mjs'), 'utf8')
-        .split('\n')
-        .map((l) => l.trim()),
-    );
-    expect(documented.length).toBeGreaterThan(10);
-    for (const line of documented) expect(worker.has(line), `worker.mjs lacks: ${line}`).toBe(true);
+/** The lines of the code block after `<!-- user-code: <name> -->` in docs/configuration.md. */
+function documented(name: string): string[] {
+  const doc = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
+  const at = doc.indexOf(`<!-- user-code: ${name} -->`);
+  expect(at, name).toBeGreaterThan(-1);
+  return /```js\n([\s\S]*?)```/
+    .exec(doc.slice(at))![1]!
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('//'));
+}
+
+describe('the documented Workers', () => {
+  it('docs/configuration.md shows lines of the Workers the tests run', () => {
+    for (const [name, file] of [
+      ['workers', 'worker.mjs'],
+      ['workers-agents', 'agents-worker.mjs'],
+    ] as const) {
+      const lines = new Set(
+        readFileSync(join(FIXTURE, file), 'utf8')
+          .split('\n')
+          .map((l) => l.trim()),
+      );
+      const shown = documented(name);
+      expect(shown.length, name).toBeGreaterThan(5);
+      for (const line of shown) expect(lines.has(line), `${file} lacks: ${line}`).toBe(true);
+    }
   });
 });
