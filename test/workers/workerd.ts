@@ -84,8 +84,9 @@ export interface RunningWorker {
 }
 
 /**
- * Runs `bundle` on workerd (miniflare 4, the `nodejs_compat` flag and the compatibility date of
- * the project's wrangler configuration) with `bindings` as its environment's text bindings.
+ * Runs `bundle` on workerd (miniflare 4, with the compatibility date, flags and Durable Object
+ * bindings of the project's wrangler configuration) with `bindings` as its environment's text
+ * bindings.
  */
 export async function startWorker(
   bundle: string,
@@ -95,7 +96,15 @@ export async function startWorker(
   const config = JSON.parse(readFileSync(wranglerConfig, 'utf8')) as {
     compatibility_date: string;
     compatibility_flags?: string[];
+    durable_objects?: { bindings: Array<{ name: string; class_name: string }> };
   };
+  // Each Durable Object class of the configuration, bound as it names it, on SQLite storage.
+  const durableObjects = Object.fromEntries(
+    (config.durable_objects?.bindings ?? []).map((b) => [
+      b.name,
+      { className: b.class_name, useSQLite: true },
+    ]),
+  );
   const entry = installed(TOOLS, 'miniflare', 'dist', 'src', 'index.js');
   const { Miniflare } = (await import(pathToFileURL(entry).href)) as { Miniflare: MiniflareClass };
   const mf = new Miniflare({
@@ -105,6 +114,7 @@ export async function startWorker(
     compatibilityDate: config.compatibility_date,
     compatibilityFlags: config.compatibility_flags ?? [],
     bindings,
+    durableObjects,
     host: '127.0.0.1',
     port: 0,
   });
