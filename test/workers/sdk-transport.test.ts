@@ -35,6 +35,7 @@ describe('the documented Workers', () => {
     for (const [name, file] of [
       ['workers', 'worker.mjs'],
       ['workers-agents', 'agents-worker.mjs'],
+      ['workers-mcp-agent', 'mcp-agent-worker.mjs'],
     ] as const) {
       const lines = new Set(
         readFileSync(join(FIXTURE, file), 'utf8')
