@@ -6,7 +6,7 @@
  * network error and one that throws a `ToolFailureError`. The Worker and the client export
  * OTLP/HTTP JSON to one receiver on 127.0.0.1.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -40,6 +40,7 @@ export interface WorkerCase {
 /** The describe block of one Worker: the scenario in `beforeAll`, what it must show in its tests. */
 export function describeWorker(c: WorkerCase): void {
   let receiver: OtlpReceiver;
+  let project: string | undefined;
   let bundle: string;
   let worker: RunningWorker | undefined;
   let outcomes: Record<string, Outcome>;
@@ -60,7 +61,7 @@ export function describeWorker(c: WorkerCase): void {
   describe(c.title, () => {
     beforeAll(async () => {
       receiver = await startOtlpReceiver();
-      const project = await workerProject(pack(), [c.files.worker, c.files.config, 'client.mjs']);
+      project = await workerProject(pack(), [c.files.worker, c.files.config, 'client.mjs']);
       bundle = await bundleWorker(project, c.files.config);
       worker = await startWorker(bundle, join(project, c.files.config), {
         OTLP_ENDPOINT: receiver.url,
@@ -84,6 +85,8 @@ export function describeWorker(c: WorkerCase): void {
     afterAll(async () => {
       await worker?.stop();
       await receiver?.close();
+      // The project holds a copy of the fixture's install (about 200 MB).
+      if (project !== undefined) rmSync(project, { recursive: true, force: true });
     });
 
     it('one trace from the client span (zero-code, Node.js) to the Worker’s server span, the failure object’s correlationId its ID', async () => {
