@@ -2,7 +2,8 @@
 // servers and mcp-use (test/fixtures/reference-servers/, mcp-use/, for test/gates), the other
 // third-party packages the tests run (pino and winston in app-logs/, the AI SDK's MCP client in
 // ai-sdk/, fastmcp and tmcp in server-frameworks/, the Bun and Deno tests' application in
-// runtimes-bun-deno/, ...: each folder listed below), the benchmark's peer instrumentations
+// runtimes-bun-deno/, a Worker's dependencies in workers/ and wrangler and miniflare in
+// workers/tools/, ...: each folder listed below), the benchmark's peer instrumentations
 // (bench/peers/, run by the benchmark's smoke test), Node.js 22, 24 and 26 with pnpm 10, Bun and
 // Deno (test/runtimes/) and the gates' third-party tools (test/gates/tools/: the official
 // conformance suite, the MCP Inspector, publint and attw): `npm ci` in each folder
@@ -33,6 +34,8 @@ folders.push(
   join(fixtures, 'ai-sdk'),
   join(fixtures, 'server-frameworks'),
   join(fixtures, 'runtimes-bun-deno'),
+  join(fixtures, 'workers'),
+  join(fixtures, 'workers', 'tools'),
   join(root, 'bench', 'peers'),
   join(root, 'test', 'runtimes'),
   join(root, 'test', 'gates', 'tools'),

@@ -2,7 +2,7 @@
  * The instrumentation: `McpInstrumentation`, the manual `instrumentClient` and
  * `instrumentServer`, and their configuration types. The rest of the package is behind
  * subpaths, each barrel the one source of its part: `./retry` (the client retry policy),
- * `./semconv`, `./relay`, `./executable` and `./frameworks/*`.
+ * `./semconv`, `./relay`, `./workers`, `./executable` and `./frameworks/*`.
  *
  * @module @omcp/instrumentation-mcp
  */

@@ -51,6 +51,7 @@ const ENTRIES = {
   [`${NAME}/retry`]: ['withToolRetry', 'createToolRetry', 'decide'],
   [`${NAME}/semconv`]: ['ATTR_MCP_TOOL_FAILURE_CLASS'],
   [`${NAME}/relay`]: ['markRelayed'],
+  [`${NAME}/workers`]: ['flushAfterResponse'],
   [`${NAME}/executable`]: ['startExecutable'],
 };
 const USE = `
@@ -61,7 +62,7 @@ const USE = `
     code: reading.failure?.code,
     classified: classifyError(Object.assign(new Error('x'), { code: 'ECONNRESET' })).class,
     decision: decide(reading, { attempt: 1, now: 0, elapsedMs: 0, annotations: { idempotentHint: true }, limits: { maxAttempts: 3, maxElapsedMs: 1000 } }).action,
-    types: [McpInstrumentation, instrumentClient, instrumentServer, ToolFailureError, withToolRetry, createToolRetry, markRelayed, startExecutable].map((f) => typeof f),
+    types: [McpInstrumentation, instrumentClient, instrumentServer, ToolFailureError, withToolRetry, createToolRetry, markRelayed, flushAfterResponse, startExecutable].map((f) => typeof f),
     name: ATTR_MCP_TOOL_FAILURE_CLASS,
   }));
 `;
@@ -70,7 +71,7 @@ const EXPECTED = {
   code: 'upstream_unavailable',
   classified: 'reliability',
   decision: 'retry',
-  types: Array(8).fill('function'),
+  types: Array(9).fill('function'),
   name: 'mcp.tool.failure.class',
 };
 const esmImports = Object.entries(ENTRIES)
@@ -230,6 +231,7 @@ import { AbortLink } from '${DATA_MODEL}/wire';
 import { createToolRetry, type ToolRetryPolicy } from '${NAME}/retry';
 import { ATTR_MCP_TOOL_FAILURE_CODE } from '${NAME}/semconv';
 import { markRelaying } from '${NAME}/relay';
+import { flushAfterResponse, type WaitUntilContext } from '${NAME}/workers';
 import { splitAtDashes } from '${NAME}/executable';
 const config: McpInstrumentationConfig = { captureToolPayloads: false };
 export const instrumentation = new McpInstrumentation(config);
@@ -238,6 +240,8 @@ export const retry = createToolRetry(policy);
 export const link = new AbortLink([]);
 export const name: string = ATTR_MCP_TOOL_FAILURE_CODE;
 export const relaying = markRelaying({});
+const ctx: WaitUntilContext = { waitUntil: () => undefined };
+export const flushed: Response = flushAfterResponse(new Response(null), ctx, async () => undefined);
 export const split = splitAtDashes(['a', '--', 'b']).command;
 const r = toolFailure({ class: 'governance', code: 'auth_required' });
 const reading = readToolFailure(r);

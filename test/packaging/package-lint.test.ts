@@ -71,6 +71,7 @@ describe('the packed tarball', () => {
         './retry',
         './semconv',
         './relay',
+        './workers',
         './executable',
         './register',
         './frameworks/ai-sdk',
