@@ -80,15 +80,19 @@ afterAll(async () => {
 });
 
 describe('a collector that is down, while the application runs', () => {
-  it(`${CALLS} calls against a refusing and a silent collector: the heap stays flat`, async () => {
-    const stuckUrl = `http://127.0.0.1:${(stuck.address() as AddressInfo).port}`;
-    const runs = await Promise.all([run(refusedUrl), run(stuckUrl)]);
-    for (const r of runs) {
-      expect(r.code, r.stderr).toBe(0);
-      expect(r.heapMB).toHaveLength(4);
-      expect(r.heapMB[3]! - r.heapMB[1]!).toBeLessThan(GROWTH_MB);
-      // And what was dropped is said, once.
-      expect(r.stderr.match(/telemetry (dropped|flush stopped)/g)).toHaveLength(1);
-    }
-  }, 150_000 + CALLS * 5);
+  it(
+    `${CALLS} calls against a refusing and a silent collector: the heap stays flat`,
+    async () => {
+      const stuckUrl = `http://127.0.0.1:${(stuck.address() as AddressInfo).port}`;
+      const runs = await Promise.all([run(refusedUrl), run(stuckUrl)]);
+      for (const r of runs) {
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.heapMB).toHaveLength(4);
+        expect(r.heapMB[3]! - r.heapMB[1]!).toBeLessThan(GROWTH_MB);
+        // And what was dropped is said, once.
+        expect(r.stderr.match(/telemetry (dropped|flush stopped)/g)).toHaveLength(1);
+      }
+    },
+    150_000 + CALLS * 5,
+  );
 });
