@@ -7,7 +7,6 @@
  * on 127.0.0.1 (`createMcpHandler`, sessionful 2025) and stdio (`serveStdio`, the SDK's
  * disposable sibling probe); SDK 1.32 over the in-memory transport.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +30,7 @@ import {
 import { markRelaying } from '../../src/shared/relayed.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
-import { serveOnLoopback, type WebHandler } from '../helpers/web-handler.js';
+import { serveOnLoopback, sessionfulHandler, type WebHandler } from '../helpers/web-handler.js';
 
 const t = setupTelemetry({}, { patch: false });
 t.instrumentation._patchLoaded({ v1Protocol, v1Mcp, v2: [v2Server, v2Client] });
@@ -62,22 +61,7 @@ const handlers = {
     return (request) => handler.fetch(request);
   },
   /** A 2025-11-25 server with sessions, which knows no server/discover. */
-  sessionful: (): WebHandler => {
-    const sessions = new Map<string, v2Server.WebStandardStreamableHTTPServerTransport>();
-    return async (request) => {
-      const id = request.headers.get('mcp-session-id');
-      let transport = id === null ? undefined : sessions.get(id);
-      if (transport === undefined) {
-        const created = new v2Server.WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => void sessions.set(sid, created),
-        });
-        await toolServer().connect(created);
-        transport = created;
-      }
-      return transport.handleRequest(request);
-    };
-  },
+  sessionful: (): WebHandler => sessionfulHandler(toolServer),
 };
 
 async function connect(url: URL, mode: v2Client.VersionNegotiationMode): Promise<v2Client.Client> {
