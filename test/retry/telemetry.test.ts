@@ -4,9 +4,7 @@ import {
   LoggerProvider,
   SimpleLogRecordProcessor,
 } from '@opentelemetry/sdk-logs';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import type { DataPoint } from '@opentelemetry/sdk-metrics';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ATTR_MCP_TOOL_CALL_ATTEMPT,
   EVENT_MCP_TOOL_CALL_RETRY,
@@ -15,37 +13,14 @@ import {
 import { PACKAGE_NAME, instrumentClient } from '../../src/index.js';
 import { withToolRetry } from '../../src/retry/index.js';
 import { setupTracing } from '../helpers/otel.js';
-import { drive, useFakeTime } from './fake-time.js';
+import { drive } from './fake-time.js';
+import { metricPoints, useFakeTimeAndMeters } from './meters.js';
 import { fail, failTimes, transient, v1Pair } from './mcp-v1-pair.js';
 
 const { exporter } = setupTracing();
 
-class TestReader extends MetricReader {
-  protected override async onShutdown(): Promise<void> {}
-  protected override async onForceFlush(): Promise<void> {}
-}
-
-async function retriesPoints(reader: MetricReader): Promise<DataPoint<number>[]> {
-  const { resourceMetrics } = await reader.collect();
-  return resourceMetrics.scopeMetrics
-    .flatMap((s) => s.metrics)
-    .filter((m) => m.descriptor.name === METRIC_MCP_TOOL_CALL_RETRIES)
-    .flatMap((m) => m.dataPoints as DataPoint<number>[]);
-}
-
 describe('retry telemetry', () => {
-  let reader: TestReader;
-  let meterProvider: MeterProvider;
-  beforeEach(() => {
-    exporter.reset();
-    reader = new TestReader();
-    meterProvider = new MeterProvider({ readers: [reader] });
-    useFakeTime();
-  });
-  afterEach(async () => {
-    vi.useRealTimers();
-    await meterProvider.shutdown();
-  });
+  const meters = useFakeTimeAndMeters(exporter);
 
   it('one INTERNAL span covers all attempts; each attempt runs in its context with its number', async () => {
     const pair = await v1Pair({
@@ -60,7 +35,7 @@ describe('retry telemetry', () => {
     const client = withToolRetry(pair.client, {
       random: () => 0.5,
       retryBudget: false,
-      meterProvider,
+      meterProvider: meters.provider,
     });
     await drive(client.callToolWithRetry({ name: 'flaky', arguments: {} }));
 
@@ -105,7 +80,7 @@ describe('retry telemetry', () => {
       },
     ]);
 
-    const points = await retriesPoints(reader);
+    const points = await metricPoints(meters.reader, METRIC_MCP_TOOL_CALL_RETRIES);
     expect(points).toHaveLength(1);
     expect(points[0]?.value).toBe(2);
     expect(points[0]?.attributes).toEqual({
@@ -129,7 +104,7 @@ describe('retry telemetry', () => {
       maxAttempts: 2,
       random: () => 0,
       retryBudget: false,
-      meterProvider,
+      meterProvider: meters.provider,
     });
     await drive(client.callToolWithRetry({ name: 'down' }));
     await client.callToolWithRetry({ name: 'denied' });
@@ -157,7 +132,7 @@ describe('retry telemetry', () => {
     });
     expect(denied?.events).toEqual([]);
 
-    const points = await retriesPoints(reader);
+    const points = await metricPoints(meters.reader, METRIC_MCP_TOOL_CALL_RETRIES);
     const byTool = Object.fromEntries(
       points.map((p) => [String(p.attributes['gen_ai.tool.name']), p]),
     );
@@ -183,7 +158,11 @@ describe('retry telemetry', () => {
       const pair = await v1Pair({
         hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
       });
-      const client = withToolRetry(pair.client, { meterProvider, loggerProvider, exceptionSignal });
+      const client = withToolRetry(pair.client, {
+        meterProvider: meters.provider,
+        loggerProvider,
+        exceptionSignal,
+      });
       await expect(
         drive(client.callTool({ name: 'hang' }, undefined, { timeout: 100 })),
       ).rejects.toMatchObject({ code: -32001 });
@@ -226,7 +205,7 @@ describe('retry telemetry', () => {
       hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
     });
     const client = withToolRetry(pair.client, {
-      meterProvider,
+      meterProvider: meters.provider,
       loggerProvider,
       maxFailureLogsPerSecond: 2,
     });
@@ -257,9 +236,15 @@ describe('retry telemetry', () => {
         script: () => fail(transient({ retryNotBefore: Date.now() + 60_000 })),
       },
     });
-    const client = withToolRetry(pair.client, { maxElapsedMs: 10_000, meterProvider });
+    const client = withToolRetry(pair.client, {
+      maxElapsedMs: 10_000,
+      meterProvider: meters.provider,
+    });
     await client.callToolWithRetry({ name: 'later' });
-    const patient = withToolRetry(pair.client, { maxElapsedMs: 120_000, meterProvider });
+    const patient = withToolRetry(pair.client, {
+      maxElapsedMs: 120_000,
+      meterProvider: meters.provider,
+    });
     const controller = new AbortController();
     const pending = patient.callTool({ name: 'later' }, undefined, { signal: controller.signal });
     pending.catch(() => undefined);
