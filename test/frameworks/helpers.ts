@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ROOT, repoPath, run, tempDir } from '../observability/helpers.js';
 import { runtimes, type Runtime } from '../helpers/runtimes.js';
-import { npmInstall, runtimeEnv, type Packed } from '../packaging/install.js';
+import { npmInstall, runtimeEnv, userTsconfig, type Packed } from '../packaging/install.js';
 import type { ToolFailure } from '../../packages/tool-failure/src/types.js';
 
 const APPS = repoPath('test', 'frameworks', 'apps');
@@ -211,20 +211,7 @@ export async function typeCheckDocumented(
     join(dir, file),
     [before, ...documentedLines(name), after, 'export {};'].join('\n'),
   );
-  writeFileSync(
-    join(dir, `tsconfig-${name}.json`),
-    JSON.stringify({
-      compilerOptions: {
-        module: 'nodenext',
-        moduleResolution: 'nodenext',
-        target: 'es2022',
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-      },
-      files: [file],
-    }),
-  );
+  writeFileSync(join(dir, `tsconfig-${name}.json`), userTsconfig([file]));
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = await run(runtime.node, [tsc, '-p', `tsconfig-${name}.json`], {
     cwd: dir,
