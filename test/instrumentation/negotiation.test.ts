@@ -64,12 +64,22 @@ const handlers = {
   sessionful: (): WebHandler => sessionfulHandler(toolServer),
 };
 
-async function connect(url: URL, mode: v2Client.VersionNegotiationMode): Promise<v2Client.Client> {
+/** A client negotiating by `mode`; with `handler`, its requests answered in-process by that. */
+async function connect(
+  url: URL,
+  mode: v2Client.VersionNegotiationMode,
+  handler?: { fetch(request: Request): Promise<Response> },
+): Promise<v2Client.Client> {
   const client = new v2Client.Client(
     { name: 'negotiation-client', version: '1' },
     { versionNegotiation: { mode } },
   );
-  await client.connect(new v2Client.StreamableHTTPClientTransport(url));
+  await client.connect(
+    new v2Client.StreamableHTTPClientTransport(
+      url,
+      handler && { fetch: (input, init) => handler.fetch(new Request(input, init)) },
+    ),
+  );
   return client;
 }
 
@@ -122,15 +132,7 @@ describe('2026-07-28: the server declares the extension in its server/discover r
       server.server.registerCapabilities({ extensions: { [KEY]: { since: 'v1' } } });
       return server;
     });
-    const client = new v2Client.Client(
-      { name: 'c', version: '1' },
-      { versionNegotiation: { mode: { pin: MODERN } } },
-    );
-    await client.connect(
-      new v2Client.StreamableHTTPClientTransport(url(), {
-        fetch: (input, init) => own.fetch(new Request(input, init)),
-      }),
-    );
+    const client = await connect(url(), { pin: MODERN }, own);
     expect(client.getServerCapabilities()?.extensions).toEqual({ [KEY]: { since: 'v1' } });
     await client.close();
   });
@@ -141,15 +143,7 @@ describe('2026-07-28: the server declares the extension in its server/discover r
       markRelaying(server.server);
       return server;
     });
-    const client = new v2Client.Client(
-      { name: 'c', version: '1' },
-      { versionNegotiation: { mode: { pin: MODERN } } },
-    );
-    await client.connect(
-      new v2Client.StreamableHTTPClientTransport(url(), {
-        fetch: (input, init) => relay.fetch(new Request(input, init)),
-      }),
-    );
+    const client = await connect(url(), { pin: MODERN }, relay);
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     expect(client.getServerCapabilities()?.extensions).toBeUndefined();
     await client.close();
