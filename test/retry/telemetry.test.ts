@@ -11,7 +11,7 @@ import {
   METRIC_MCP_TOOL_CALL_RETRIES,
 } from '../../src/semconv.js';
 import { PACKAGE_NAME, instrumentClient } from '../../src/index.js';
-import { withToolRetry } from '../../src/retry/index.js';
+import { withToolRetry, type ToolRetryPolicy } from '../../src/retry/index.js';
 import { setupTracing } from '../helpers/otel.js';
 import { drive } from './fake-time.js';
 import { metricPoints, useFakeTimeAndMeters } from './meters.js';
@@ -149,18 +149,31 @@ describe('retry telemetry', () => {
     await pair.close();
   });
 
+  /**
+   * withToolRetry, with `options`, this test's meter provider and an in-memory log exporter,
+   * over a pair whose tool `hang` answers after 1 s.
+   */
+  async function hangingWithLogs(
+    options: Pick<ToolRetryPolicy, 'exceptionSignal' | 'maxFailureLogsPerSecond'>,
+  ) {
+    const logExporter = new InMemoryLogRecordExporter();
+    const loggerProvider = new LoggerProvider({
+      processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
+    });
+    const pair = await v1Pair({
+      hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
+    });
+    const client = withToolRetry(pair.client, {
+      meterProvider: meters.provider,
+      loggerProvider,
+      ...options,
+    });
+    return { logExporter, loggerProvider, pair, client };
+  }
+
   for (const exceptionSignal of ['logs', 'logs/dup'] as const) {
     it(`a thrown error ends the span with outcome error, the exception in a log record (${exceptionSignal})`, async () => {
-      const logExporter = new InMemoryLogRecordExporter();
-      const loggerProvider = new LoggerProvider({
-        processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
-      });
-      const pair = await v1Pair({
-        hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
-      });
-      const client = withToolRetry(pair.client, {
-        meterProvider: meters.provider,
-        loggerProvider,
+      const { logExporter, loggerProvider, pair, client } = await hangingWithLogs({
         exceptionSignal,
       });
       await expect(
@@ -197,16 +210,7 @@ describe('retry telemetry', () => {
     // Only that clock is faked here: the SDK's request timeouts run on real timers, and budget
     // time passes only when the test advances it, however long the calls take.
     vi.useFakeTimers({ toFake: ['performance'] });
-    const logExporter = new InMemoryLogRecordExporter();
-    const loggerProvider = new LoggerProvider({
-      processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
-    });
-    const pair = await v1Pair({
-      hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
-    });
-    const client = withToolRetry(pair.client, {
-      meterProvider: meters.provider,
-      loggerProvider,
+    const { logExporter, loggerProvider, pair, client } = await hangingWithLogs({
       maxFailureLogsPerSecond: 2,
     });
     const timedOut = () =>
