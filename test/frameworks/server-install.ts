@@ -6,12 +6,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, cpSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { run, tempDir } from '../observability/helpers.js';
+import { freePort, run, tempDir } from '../observability/helpers.js';
 import type { Runtime } from '../helpers/runtimes.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { NAME, npmInstall, runtimeEnv, type Packed } from '../packaging/install.js';
@@ -145,18 +144,6 @@ export function withoutFailure(outcome: Outcome | undefined): Outcome | undefine
   if (meta === undefined) return outcome;
   const { [KEY]: _failure, ...others } = meta as Record<string, unknown>;
   return { result: Object.keys(others).length === 0 ? rest : { ...rest, _meta: others } };
-}
-
-/** A port nothing listens on, on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

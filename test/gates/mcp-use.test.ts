@@ -9,7 +9,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../observability/helpers.js';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -35,17 +35,6 @@ interface FailureObject {
 
 let receiver: OtlpReceiver;
 const children: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts the fixture server zero-code; resolves with its MCP endpoint once it listens. */
 async function startServer(build: 'bundled' | 'unbundled'): Promise<URL> {
