@@ -13,7 +13,7 @@ import { freePort } from '../observability/helpers.js';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { expectMcpError } from '../helpers/mcp-v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import {
@@ -142,12 +142,7 @@ describe('mcp-use 2.5.2 under the zero-code entry', () => {
       expect(clientSpan?.name).toBe('tools/call boom');
     }
     // SDK 2.x answers an unknown tool with a JSON-RPC error, recorded on the server span.
-    const error = await client.callTool({ name: 'nope', arguments: {} }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(-32602);
+    await expectMcpError(client.callTool({ name: 'nope', arguments: {} }), -32602);
     const clientSpan = t
       .finished()
       .find((s) => s.kind === SpanKind.CLIENT && s.name === 'tools/call nope');
