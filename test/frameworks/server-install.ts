@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { freePort, run, tempDir } from '../observability/helpers.js';
+import { freePort, otlpTracesEnv, run, tempDir } from '../observability/helpers.js';
 import type { Runtime } from '../helpers/runtimes.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { NAME, npmInstall, runtimeEnv, type Packed } from '../packaging/install.js';
@@ -56,13 +56,7 @@ export async function projectsFromLock(
 /** The OTLP/HTTP export of a server child process to the test's receiver. */
 export function otlpEnv(receiverUrl: string, serviceName: string): NodeJS.ProcessEnv {
   return {
-    OTEL_SERVICE_NAME: serviceName,
-    OTEL_TRACES_EXPORTER: 'otlp',
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-    OTEL_METRICS_EXPORTER: 'none',
-    OTEL_LOGS_EXPORTER: 'none',
+    ...otlpTracesEnv(receiverUrl, serviceName),
     // The instrumentation's diagnostics on stderr: a patch that does not fit says so there.
     OTEL_LOG_LEVEL: 'warn',
   };

@@ -9,7 +9,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { freePort } from '../observability/helpers.js';
+import { freePort, otlpTracesEnv } from '../observability/helpers.js';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -49,13 +49,7 @@ async function startServer(build: 'bundled' | 'unbundled'): Promise<URL> {
         PORT: String(port),
         MCP_USE_BUILD: build,
         MCP_USE_ANONYMIZED_TELEMETRY: 'false',
-        OTEL_SERVICE_NAME: `mcp-use-${build}`,
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
+        ...otlpTracesEnv(receiver.url, `mcp-use-${build}`),
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     },

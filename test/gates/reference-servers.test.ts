@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expectMcpError } from '../helpers/mcp-v1.js';
+import { otlpTracesEnv } from '../observability/helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import {
@@ -79,13 +80,7 @@ async function connect(
     stderr: 'pipe',
     env: {
       ...(process.env as Record<string, string>),
-      OTEL_SERVICE_NAME: `ref-${server}`,
-      OTEL_TRACES_EXPORTER: 'otlp',
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      OTEL_METRICS_EXPORTER: 'none',
-      OTEL_LOGS_EXPORTER: 'none',
+      ...(otlpTracesEnv(receiver.url, `ref-${server}`) as Record<string, string>),
       ...env,
     },
   });

@@ -107,6 +107,19 @@ export async function runFailingApp(endpoint: string, env: NodeJS.ProcessEnv): P
   return result.result._meta['io.modelcontextprotocol/toolFailure']!.correlationId;
 }
 
+/** Traces only, over OTLP/HTTP JSON to `receiverUrl` as `serviceName`, batches every 100 ms. */
+export function otlpTracesEnv(receiverUrl: string, serviceName: string): NodeJS.ProcessEnv {
+  return {
+    OTEL_SERVICE_NAME: serviceName,
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+  };
+}
+
 /**
  * The environment of an app under the register entry whose metrics Prometheus scrapes on
  * `metricsPort` and whose traces (and logs, with `logs: 'otlp'`) go to the OTLP/HTTP JSON
