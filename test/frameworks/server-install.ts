@@ -10,13 +10,60 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { freePort, otlpTracesEnv, run, tempDir } from '../observability/helpers.js';
+import { ROOT, freePort, otlpTracesEnv, run, tempDir } from '../observability/helpers.js';
 import type { Runtime } from '../helpers/runtimes.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
-import { NAME, npmInstall, runtimeEnv, type Packed } from '../packaging/install.js';
+import { NAME, npmInstall, pack, runtimeEnv, type Packed } from '../packaging/install.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 
 /** The zero-code entry, as users start it. */
 export const REGISTER = ['--import', `${NAME}/register`];
+
+/** What a test file uses of its server projects, once beforeAll has made them. */
+export interface ServerProjects {
+  /** The project of a Node.js line. */
+  project(major: number): string;
+  readonly receiver: OtlpReceiver;
+}
+
+/**
+ * For the calling test file: projectsFromLock of test/fixtures/<fixture> for `targets` with the
+ * packed tarball, and an OTLP receiver, made in beforeAll; the receiver closed in afterAll.
+ */
+export function useServerProjects(
+  fixture: string,
+  targets: readonly Runtime[],
+  files: readonly string[],
+): ServerProjects {
+  const projects = new Map<number, string>();
+  let receiver: OtlpReceiver | undefined;
+  beforeAll(async () => {
+    const packed = pack();
+    receiver = await startOtlpReceiver();
+    const dirs = await projectsFromLock(
+      targets,
+      packed,
+      join(ROOT, 'test', 'fixtures', fixture),
+      files,
+    );
+    targets.forEach((runtime, i) => projects.set(runtime.major, dirs[i]!));
+  }, 600_000);
+  afterAll(async () => {
+    await receiver?.close();
+  });
+  return {
+    project: (major) => {
+      const dir = projects.get(major);
+      if (dir === undefined) throw new Error(`no ${fixture} project for Node.js ${major}`);
+      return dir;
+    },
+    get receiver() {
+      if (receiver === undefined) throw new Error('no OTLP receiver yet');
+      return receiver;
+    },
+  };
+}
 
 /**
  * Fresh projects, one per runtime, holding `files` of `fixture` (its package.json and lock file
