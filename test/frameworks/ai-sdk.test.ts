@@ -11,12 +11,13 @@ import { TOOL_FAILURE_META_KEY } from '../../packages/tool-failure/src/constants
 import type { ToolFailure } from '../../packages/tool-failure/src/types.js';
 import { pack, type Packed } from '../packaging/install.js';
 import {
-  expectDocumentedLinesIn,
+  expectModelInputsHidden,
+  expectSentOnceWithConsent,
   frameworkProject,
+  itDocumentsTheAgentLoop,
+  itSaysFrameworkMissing,
   runApp,
   runtimesFrom,
-  typeCheckDocumented,
-  type ImportOutcome,
   type ServerCall,
 } from './helpers.js';
 
@@ -48,16 +49,6 @@ interface AgentRuns {
   payment: AgentRun;
   retryOnThrow?: { name: string; message: string };
 }
-
-/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the server's others. */
-const HIDDEN = [
-  '"correlationId"',
-  '"_meta"',
-  'io.modelcontextprotocol/',
-  'com.example/',
-  'view_opaque_token',
-];
-const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 
 // ai 7 and @ai-sdk/mcp 2 declare engines.node >= 22.
 const RUNTIMES = runtimesFrom(22);
@@ -182,27 +173,21 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
   });
 
   it('the model’s input holds no _meta key in any run (with and without the note, with outputs), while the application keeps the failure object', () => {
-    for (const [name, run] of Object.entries(runs)) {
-      if (name === 'retryOnThrow') continue;
-      const { modelInput, modelTurns } = run as AgentRun;
-      expect(modelTurns, name).toHaveLength(2);
-      for (const hidden of HIDDEN) expect(modelInput, name).not.toContain(hidden);
-    }
+    expectModelInputsHidden(
+      Object.entries(runs).flatMap(([name, run]) =>
+        name === 'retryOnThrow' ? [] : [[name, run as AgentRun] as [string, AgentRun]],
+      ),
+    );
     expect(runs.governance.kept._meta?.['com.example/audit']).toEqual({ ticket: 'A-1' });
   });
 
   it('never invites the model to resend a non-idempotent call: send_payment’s retryable failure is sent once, its note says only with the user’s consent', () => {
     const run = runs.payment;
-    expect(run.serverCalls.map((c) => c.tool)).toEqual(['send_payment']);
     expect(run.attempts).toBe(1);
     const failure = expectServerTextAndNote(run, 'The payment gateway timed out.', {
       idempotentHint: false,
     });
-    expect(failure).toMatchObject({ code: 'retryable_transient_error', retryable: true });
-    expect(run.modelSaw.value[1]!.text).toContain(
-      `\n${CONSENT}, not before ${new Date(failure.retryNotBefore!).toISOString()}\n`,
-    );
-    expect(run.modelInput).not.toContain('retry: yes');
+    expectSentOnceWithConsent(run, failure, run.modelSaw.value[1]!.text);
   });
 
   it("one call makes at most maxAttempts requests beside the client's own maxRetries, and retryOnThrow is refused in one line", () => {
@@ -227,34 +212,22 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
   });
 });
 
-it('an adapter imported without its framework says so in one line, from ES modules and CommonJS', async () => {
-  // This project has the AI SDK but not @langchain/mcp-adapters.
-  const expected = {
-    name: 'MissingFrameworkError',
-    message:
-      '@omcp/instrumentation-mcp/frameworks/langchain needs @langchain/mcp-adapters, which is not installed: npm install @langchain/mcp-adapters',
-  };
-  for (const app of ['missing.mjs', 'missing.cjs'])
-    expect(await runApp<ImportOutcome>(RUNTIMES[0]!, project, [app, 'langchain'])).toEqual(
-      expected,
-    );
-  expect(await runApp<ImportOutcome>(RUNTIMES[0]!, project, ['missing.mjs', 'ai-sdk'])).toEqual({
-    imported: true,
-  });
-}, 60_000);
+// This project has the AI SDK but not @langchain/mcp-adapters.
+itSaysFrameworkMissing(
+  RUNTIMES[0]!,
+  () => project,
+  { adapter: 'langchain', framework: '@langchain/mcp-adapters' },
+  ['missing.mjs', 'ai-sdk'],
+);
 
-it('docs/frameworks.md shows the lines the agent loop runs, and they type-check against the AI SDK typings', async () => {
-  expectDocumentedLinesIn('ai-sdk', 'ai-sdk-agent.mjs');
-  const errors = await typeCheckDocumented(
-    RUNTIMES[0]!,
-    project,
-    'ai-sdk',
-    `import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
+itDocumentsTheAgentLoop(RUNTIMES[0]!, () => project, {
+  name: 'ai-sdk',
+  app: 'ai-sdk-agent.mjs',
+  typings: 'AI SDK',
+  before: `import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import type { ToolSet } from 'ai';
 const transport = new Experimental_StdioMCPTransport({ command: 'node', args: ['server.mjs'] });`,
-    `const set: ToolSet = tools;
+  after: `const set: ToolSet = tools;
 console.log(Object.keys(set));
 await mcp.close();`,
-  );
-  expect(errors).toBe('');
-}, 120_000);
+});

@@ -14,12 +14,13 @@ import { ATTR_MCP_TOOL_FAILURE_CLASS } from '../../src/semconv.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { pack, type Packed } from '../packaging/install.js';
 import {
-  expectDocumentedLinesIn,
+  expectModelInputsHidden,
+  expectSentOnceWithConsent,
   frameworkProject,
+  itDocumentsTheAgentLoop,
+  itSaysFrameworkMissing,
   runApp,
   runtimesFrom,
-  typeCheckDocumented,
-  type ImportOutcome,
   type ServerCall,
 } from './helpers.js';
 
@@ -46,16 +47,6 @@ interface AgentRuns {
   outputs: AgentRun;
   payment: AgentRun;
 }
-
-/** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the server's others. */
-const HIDDEN = [
-  '"correlationId"',
-  '"_meta"',
-  'io.modelcontextprotocol/',
-  'com.example/',
-  'view_opaque_token',
-];
-const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 
 // @langchain/mcp-adapters 1.1.4 declares engines.node >= 20.10. Of 20, 22 and 24 the lowest and
 // the newest line run: each line costs a full agent run of some 25 s.
@@ -190,25 +181,16 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
   });
 
   it('the model’s input holds no _meta key in any run (with and without the note, with outputs), while the artifact holds the failure object', () => {
-    for (const [name, run] of Object.entries(runs)) {
-      expect(run.modelTurns, name).toHaveLength(2);
-      for (const hidden of HIDDEN) expect(run.modelInput, name).not.toContain(hidden);
-    }
+    expectModelInputsHidden(Object.entries(runs));
     expect(runs.governance.artifactFailure?.class).toBe('governance');
   });
 
   it('never invites the model to resend a non-idempotent call: send_payment’s retryable failure is sent once, its note says only with the user’s consent', () => {
     const run = runs.payment;
-    expect(run.serverCalls.map((c) => c.tool)).toEqual(['send_payment']);
     const failure = expectServerTextAndNote(run, 'The payment gateway timed out.', {
       idempotentHint: false,
     });
-    expect(failure).toMatchObject({ code: 'retryable_transient_error', retryable: true });
-    const note = (run.modelSaw.content as Blocks)[1]!.text!;
-    expect(note).toContain(
-      `\n${CONSENT}, not before ${new Date(failure.retryNotBefore!).toISOString()}\n`,
-    );
-    expect(run.modelInput).not.toContain('retry: yes');
+    expectSentOnceWithConsent(run, failure, (run.modelSaw.content as Blocks)[1]!.text!);
   });
 
   it('one trace from the agent span through the client span (the official SDK client, this package) to the server span', async () => {
@@ -229,33 +211,23 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
   });
 });
 
-it('an adapter imported without its framework says so in one line, from ES modules and CommonJS', async () => {
-  // This project has LangChain.js but not @ai-sdk/mcp.
-  const expected = {
-    name: 'MissingFrameworkError',
-    message:
-      '@omcp/instrumentation-mcp/frameworks/ai-sdk needs @ai-sdk/mcp, which is not installed: npm install @ai-sdk/mcp',
-  };
-  for (const app of ['missing.mjs', 'missing.cjs'])
-    expect(await runApp<ImportOutcome>(RUNTIMES[0]!, project, [app, 'ai-sdk'])).toEqual(expected);
-  expect(await runApp<ImportOutcome>(RUNTIMES[0]!, project, ['missing.cjs', 'langchain'])).toEqual({
-    imported: true,
-  });
-}, 60_000);
+// This project has LangChain.js but not @ai-sdk/mcp.
+itSaysFrameworkMissing(
+  RUNTIMES[0]!,
+  () => project,
+  { adapter: 'ai-sdk', framework: '@ai-sdk/mcp' },
+  ['missing.cjs', 'langchain'],
+);
 
-it('docs/frameworks.md shows the lines the agent loop runs, and they type-check against the LangChain.js typings', async () => {
-  expectDocumentedLinesIn('langchain', 'langchain-agent.mjs');
-  const errors = await typeCheckDocumented(
-    RUNTIMES[0]!,
-    project,
-    'langchain',
-    `import { createAgent } from 'langchain';
+itDocumentsTheAgentLoop(RUNTIMES[0]!, () => project, {
+  name: 'langchain',
+  app: 'langchain-agent.mjs',
+  typings: 'LangChain.js',
+  before: `import { createAgent } from 'langchain';
 import { toolFailureOfArtifact } from '@omcp/instrumentation-mcp/frameworks/langchain';
 const mcp = new MultiServerMCPClient({
   mcpServers: { billing: { transport: 'stdio', command: 'node', args: ['server.mjs'] } },
 });`,
-    `const agent = createAgent({ model: 'openai:gpt-4o', tools });
+  after: `const agent = createAgent({ model: 'openai:gpt-4o', tools });
 console.log(typeof agent, toolFailureOfArtifact([])?.correlationId);`,
-  );
-  expect(errors).toBe('');
-}, 120_000);
+});

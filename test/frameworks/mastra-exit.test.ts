@@ -6,13 +6,10 @@
  * asyncExitHook) calls `process.exit()` at `beforeExit`, in the middle of the entry's flush; a
  * receiver that counts span IDs sees each span of both processes once.
  */
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runtimes } from '../helpers/runtimes.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { pack } from '../packaging/install.js';
-import { frameworkProject, runApp } from './helpers-b.js';
+import { runApp, useFrameworkProject } from './helpers-b.js';
 
 const TOOLS = [
   'billing_find_customer',
@@ -24,18 +21,7 @@ const CLIENT = 3;
 const SERVER = 2;
 const runtime = runtimes().filter((r) => r.major >= 22)[0]!;
 
-let project: string;
-let receiver: OtlpReceiver;
-
-beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  project = await frameworkProject('mastra', runtime, pack());
-}, 600_000);
-
-afterAll(async () => {
-  await receiver?.close();
-  if (project !== undefined) rmSync(project, { recursive: true, force: true });
-}, 120_000);
+const setup = useFrameworkProject('mastra', runtime);
 
 describe(`a Mastra MCPClient application on Node.js ${runtime.major}`, () => {
   const service = 'mastra-exit';
@@ -43,11 +29,11 @@ describe(`a Mastra MCPClient application on Node.js ${runtime.major}`, () => {
   let stderr: string;
 
   beforeAll(async () => {
-    const result = await runApp(runtime, project, 'mastra-app.mjs', TOOLS, {
-      CALLS_FILE: join(project, 'calls-mastra-exit.jsonl'),
+    const result = await runApp(runtime, setup.project, 'mastra-app.mjs', TOOLS, {
+      CALLS_FILE: join(setup.project, 'calls-mastra-exit.jsonl'),
       TRACED_TRACEPARENT: `00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01`,
       OTEL_SERVICE_NAME: service,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: setup.receiver.url,
     });
     code = result.code;
     stderr = result.stderr;
@@ -60,7 +46,7 @@ describe(`a Mastra MCPClient application on Node.js ${runtime.major}`, () => {
   });
 
   it('exports every tool call’s client and server span, each span ID once', () => {
-    const spans = receiver.spans.filter((s) => s.serviceName === service);
+    const spans = setup.receiver.spans.filter((s) => s.serviceName === service);
     const ids = spans.map((s) => s.spanId);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
     for (const tool of ['find_customer', 'refund_invoice', 'lookup_invoice']) {

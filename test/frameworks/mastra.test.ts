@@ -9,26 +9,19 @@
  * application got, the calls the server received and the spans both processes exported.
  * @mastra/core needs Node.js >= 22.13: it runs on 22 and 24, installed once with 22's npm.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runtimes, type Runtime } from '../helpers/runtimes.js';
+import type { ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { copiesOf } from '../packaging/install.js';
 import {
-  startOtlpReceiver,
-  type OtlpReceiver,
-  type ReceivedSpan,
-} from '../helpers/otlp-receiver.js';
-import { copiesOf, pack } from '../packaging/install.js';
-import {
+  describeAdapterBesideFramework,
   docsRegion,
-  frameworkProject,
+  expectModelInputsWithout,
+  expectOneTrace,
   frameworksDocBlocks,
-  linesByTool,
-  loadAdapter,
-  missingFrameworkLine,
-  runApp,
-  serverCalls,
-  wrapChecks,
+  refundFailureText,
+  runAppTraced,
+  useFrameworkProject,
   type ServerCall,
 } from './helpers-b.js';
 
@@ -43,7 +36,6 @@ interface AppLine {
   text: string;
 }
 
-const CLIENT = 3;
 const SERVER = 2;
 const KEY = 'io.modelcontextprotocol/toolFailure';
 /** `billing` and `payments` have Mastra's default onToolError ('throw'), `ledger` has 'return'. */
@@ -66,23 +58,12 @@ const TRACED_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const TRACED_TRACEPARENT = `00-${TRACED_TRACE_ID}-b7ad6b7169203331-01`;
 const supported = runtimes().filter((r) => r.major >= 22);
 
-let project: string;
-let receiver: OtlpReceiver;
-
-beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  project = await frameworkProject('mastra', supported[0]!, pack());
-}, 600_000);
-
-afterAll(async () => {
-  await receiver?.close();
-  if (project !== undefined) rmSync(project, { recursive: true, force: true });
-}, 120_000);
+const setup = useFrameworkProject('mastra', supported[0]!);
 
 describe('the Mastra project', () => {
   it('has @mastra/mcp’s own nested @modelcontextprotocol/client 2.0.0 beside the app’s 2.4.0', () => {
     expect(
-      copiesOf(project, '@modelcontextprotocol/client')
+      copiesOf(setup.project, '@modelcontextprotocol/client')
         .map((c) => c.version)
         .sort(),
     ).toEqual(['2.0.0', '2.4.0']);
@@ -97,22 +78,14 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
     let spans: ReceivedSpan[];
 
     beforeAll(async () => {
-      const callsFile = join(project, `calls-mastra-${major}.jsonl`);
-      const service = `mastra-${major}`;
-      const result = await runApp(runtime, project, 'mastra-app.mjs', TOOLS, {
-        CALLS_FILE: callsFile,
-        TRACED_TRACEPARENT,
-        OTEL_SERVICE_NAME: service,
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      });
-      expect(result.code, result.stderr).toBe(0);
-      lines = linesByTool<AppLine>(result.stdout);
-      calls = serverCalls(callsFile);
       // Spans of the server process that dies (busy_then_gone, last) may never be exported.
-      await receiver.waitFor(
-        (all) => all.filter((s) => s.serviceName === service && s.kind === SERVER).length >= 8,
-      );
-      spans = receiver.spans.filter((s) => s.serviceName === service);
+      ({ lines, calls, spans } = await runAppTraced<AppLine>(
+        setup,
+        runtime,
+        'mastra-app.mjs',
+        TOOLS,
+        { name: 'mastra', serverSpans: 8, env: { TRACED_TRACEPARENT } },
+      ));
     }, 240_000);
 
     const callsOf = (tool: string, server = 'billing') =>
@@ -137,18 +110,7 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
       const text = String(output.value);
       const reference =
         /^reference: ([0-9a-f]{32}) \(quote this when reporting the problem\)$/m.exec(text)?.[1];
-      expect(text).toBe(
-        [
-          'Refunds need approval',
-          '',
-          '[tool failure]',
-          'class: governance',
-          'code: approval_required',
-          'retry: no',
-          'guidance: A refund needs a manager to approve it; ask the person to request approval.',
-          `reference: ${reference} (quote this when reporting the problem)`,
-        ].join('\n'),
-      );
+      expect(text).toBe(refundFailureText(String(reference)));
       // The reference is the trace of the server's span for that call.
       const server = spans.filter(
         (s) => s.kind === SERVER && s.name === 'tools/call refund_invoice',
@@ -192,16 +154,7 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
           content: [
             {
               type: 'text',
-              text: [
-                'Refunds need approval',
-                '',
-                '[tool failure]',
-                'class: governance',
-                'code: approval_required',
-                'retry: no',
-                'guidance: A refund needs a manager to approve it; ask the person to request approval.',
-                `reference: ${String(failure.correlationId)} (quote this when reporting the problem)`,
-              ].join('\n'),
+              text: refundFailureText(String(failure.correlationId)),
             },
           ],
           isError: true,
@@ -210,11 +163,7 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
     });
 
     it("hands the model no _meta key in either mode ('throw' and 'return'), the failure object's and the server's others", () => {
-      expect([...lines.keys()].sort()).toEqual([...TOOLS].sort());
-      for (const [tool, line] of lines) {
-        expect(line.modelTurns, tool).toBe(2);
-        for (const hidden of HIDDEN) expect(line.modelInput, tool).not.toContain(hidden);
-      }
+      expectModelInputsWithout(lines, TOOLS, HIDDEN);
     });
 
     it('never invites the model to resend a non-idempotent call: send_payment’s retryable failure says only with the user’s consent, in both modes', () => {
@@ -239,21 +188,13 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
     });
 
     it('makes one trace from the app’s span through the nested SDK client’s spans (zero-code) to the server’s spans', () => {
-      const turn = spans.find((s) => s.name === 'turn billing_lookup_invoice')!;
-      const trace = spans.filter((s) => s.traceId === turn.traceId);
-      const clients = trace.filter(
-        (s) => s.kind === CLIENT && s.name === 'tools/call lookup_invoice',
-      );
-      const servers = trace.filter(
-        (s) => s.kind === SERVER && s.name === 'tools/call lookup_invoice',
-      );
-      expect(clients).toHaveLength(2);
-      expect(servers).toHaveLength(2);
-      const clientIds = new Set(clients.map((s) => s.spanId));
-      for (const server of servers) expect(clientIds.has(server.parentSpanId!)).toBe(true);
       // One traceparent per request, ours (Mastra adds one only when its traceContext is set).
-      for (const call of callsOf('lookup_invoice'))
-        expect(call.traceparent).toContain(turn.traceId);
+      expectOneTrace(
+        spans,
+        'turn billing_lookup_invoice',
+        'lookup_invoice',
+        callsOf('lookup_invoice'),
+      );
     });
 
     it('sends one traceparent, Mastra’s, when a server definition has a traceContext: the server’s span parents to it', () => {
@@ -277,35 +218,11 @@ describe('docs/frameworks.md, Mastra', () => {
   });
 });
 
-describe('the adapters as optional peers', () => {
-  it.each(['load.mjs', 'load.cjs'] as const)(
-    'frameworks/mastra loads beside its framework (%s)',
-    async (file) => {
-      const result = await loadAdapter(supported[0]!, project, 'mastra', file);
-      expect(result.stdout).toBe('imported\n');
-    },
-  );
-
-  // This project has no @openai/agents-core: the other adapter says so in one line.
-  it.each(['load.mjs', 'load.cjs'] as const)(
-    'frameworks/openai-agents without @openai/agents-core says so in one line (%s)',
-    async (file) => {
-      const result = await loadAdapter(supported[0]!, project, 'openai-agents', file);
-      expect(result.stderr).toBe('');
-      expect(result.stdout).toBe(missingFrameworkLine('openai-agents', '@openai/agents-core'));
-    },
-  );
-});
-
-describe('withToolFailures (frameworks/mastra) on bad input', () => {
-  it('refuses an object that is not the framework’s, and a policy with retryOnThrow, at wrap time; wrapping twice changes nothing', async () => {
-    const checks = await wrapChecks(supported[0]!, project, 'mastra');
-    expect(checks.notTheFramework).toBe(
-      'TypeError: withToolFailures (mastra) expects an MCPClient of @mastra/mcp 2.x (with getOrCreateClient() and mcpClientsById); this object lacks them, so its tool calls cannot be reached',
-    );
-    expect(checks.retryOnThrow).toMatch(
-      /^RangeError: withToolFailures \(mastra\): retryOnThrow is not allowed here/,
-    );
-    expect(checks.sameObject).toBe(true);
-  });
-});
+describeAdapterBesideFramework(
+  setup,
+  supported[0]!,
+  'mastra',
+  // This project has no @openai/agents-core.
+  { adapter: 'openai-agents', framework: '@openai/agents-core' },
+  'TypeError: withToolFailures (mastra) expects an MCPClient of @mastra/mcp 2.x (with getOrCreateClient() and mcpClientsById); this object lacks them, so its tool calls cannot be reached',
+);

@@ -8,51 +8,31 @@
  * and failure objects, the results otherwise unchanged.
  */
 import { SpanKind } from '@opentelemetry/api';
-import { join } from 'node:path';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startOtlpReceiver,
-  type OtlpReceiver,
-  type ReceivedSpan,
-} from '../helpers/otlp-receiver.js';
+import { describe, expect, it } from 'vitest';
+import type { ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { runtimes } from '../helpers/runtimes.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
-import { ROOT } from '../observability/helpers.js';
-import { pack } from '../packaging/install.js';
 import {
   REGISTER,
   callToolsOver,
   failureOf,
   otlpEnv,
-  projectsFromLock,
   startHttpServer,
+  useServerProjects,
   withoutFailure,
   type Outcome,
 } from './server-install.js';
 
 const t = setupTelemetry();
-const fixture = join(ROOT, 'test', 'fixtures', 'mcp-use');
 const RUNTIMES = runtimes().filter((r) => r.major >= 22);
-const projects = new Map<number, string>();
-let receiver: OtlpReceiver;
+const setup = useServerProjects('mcp-use', RUNTIMES, ['documented.mjs']);
 
 const CALLS = {
   throws: { name: 'boom', arguments: { n: 1 } },
   bad_arguments: { name: 'boom', arguments: { n: 'one' } },
   ok: { name: 'ok', arguments: {} },
 };
-
-beforeAll(async () => {
-  const packed = pack();
-  receiver = await startOtlpReceiver();
-  const dirs = await projectsFromLock(RUNTIMES, packed, fixture, ['documented.mjs']);
-  RUNTIMES.forEach((runtime, i) => projects.set(runtime.major, dirs[i]!));
-}, 600_000);
-
-afterAll(async () => {
-  await receiver?.close();
-});
 
 /** Runs documented.mjs (zero-code when `env` has the OTLP settings) and calls its tools. */
 async function run(
@@ -63,7 +43,7 @@ async function run(
   const runtime = RUNTIMES.find((r) => r.major === major)!;
   const server = await startHttpServer(
     runtime,
-    projects.get(major)!,
+    setup.project(major),
     [...args, 'documented.mjs'],
     { ...env, MCP_USE_ANONYMIZED_TELEMETRY: 'false' },
     'mcp-use-fixture: listening',
@@ -80,7 +60,7 @@ describe.each(RUNTIMES)('Node.js $major', ({ major }) => {
   it('mcp-use 2.5.2 with the documented line: server spans in one trace, failure objects, results unchanged', async () => {
     const service = `mcp-use-node${major}`;
     const plain = await run(major, [], {});
-    const traced = await run(major, REGISTER, otlpEnv(receiver.url, service));
+    const traced = await run(major, REGISTER, otlpEnv(setup.receiver.url, service));
     for (const label of Object.keys(CALLS))
       expect(withoutFailure(traced.outcomes[label]), label).toEqual(plain.outcomes[label]);
     const failures = Object.fromEntries(
@@ -98,8 +78,8 @@ describe.each(RUNTIMES)('Node.js $major', ({ major }) => {
       const traceId = failureOf(traced.outcomes[label])!.correlationId as string;
       const match = (s: ReceivedSpan): boolean =>
         s.serviceName === service && s.kind === 2 && s.traceId === traceId;
-      await receiver.waitFor((spans) => spans.some(match), 10_000);
-      const server = receiver.spans.find(match)!;
+      await setup.receiver.waitFor((spans) => spans.some(match), 10_000);
+      const server = setup.receiver.spans.find(match)!;
       const client = t
         .finished()
         .find((s) => s.kind === SpanKind.CLIENT && s.spanContext().traceId === traceId);

@@ -7,26 +7,19 @@
  * the server received and the spans both processes exported. @openai/agents-core needs Node.js
  * 22 (its openai dependency says so): it runs on 22 and 24, installed once with 22's npm.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runtimes, type Runtime } from '../helpers/runtimes.js';
+import type { ReceivedSpan } from '../helpers/otlp-receiver.js';
 import {
-  startOtlpReceiver,
-  type OtlpReceiver,
-  type ReceivedSpan,
-} from '../helpers/otlp-receiver.js';
-import { pack } from '../packaging/install.js';
-import {
+  describeAdapterBesideFramework,
   docsRegion,
-  frameworkProject,
+  expectModelInputsWithout,
+  expectOneTrace,
   frameworksDocBlocks,
-  linesByTool,
-  loadAdapter,
-  missingFrameworkLine,
-  runApp,
-  serverCalls,
-  wrapChecks,
+  refundFailureText,
+  runAppTraced,
+  useFrameworkProject,
+  type ServerCall,
 } from './helpers-b.js';
 
 interface AppLine {
@@ -39,7 +32,6 @@ interface AppLine {
   finalOutput: string;
 }
 
-const CLIENT = 3;
 const SERVER = 2;
 const TOOLS = ['lookup_invoice', 'refund_invoice', 'always_busy', 'find_customer', 'send_payment'];
 /** What no model input may hold: a `_meta` key, the failure object (its key, its fields), the server's others. */
@@ -52,42 +44,24 @@ const HIDDEN = [
 const CONSENT = "retry: only with the user's consent (the tool is not declared safe to repeat)";
 const supported = runtimes().filter((r) => r.major >= 22);
 
-let project: string;
-let receiver: OtlpReceiver;
-
-beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  project = await frameworkProject('openai-agents', supported[0]!, pack());
-}, 600_000);
-
-afterAll(async () => {
-  await receiver?.close();
-  if (project !== undefined) rmSync(project, { recursive: true, force: true });
-}, 120_000);
+const setup = useFrameworkProject('openai-agents', supported[0]!);
 
 describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Runtime]))(
   'OpenAI Agents JS adapter on Node.js %i',
   (major, runtime) => {
     let lines: Map<string, AppLine>;
-    let calls: ReturnType<typeof serverCalls>;
+    let calls: ServerCall[];
     let spans: ReceivedSpan[];
 
     beforeAll(async () => {
-      const callsFile = join(project, `calls-agents-${major}.jsonl`);
-      const service = `agents-${major}`;
-      const result = await runApp(runtime, project, 'agents-app.mjs', TOOLS, {
-        CALLS_FILE: callsFile,
-        OTEL_SERVICE_NAME: service,
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      });
-      expect(result.code, result.stderr).toBe(0);
-      lines = linesByTool<AppLine>(result.stdout);
-      calls = serverCalls(callsFile);
       // The server process exports under the same service name (it inherits the env).
-      await receiver.waitFor(
-        (all) => all.filter((s) => s.serviceName === service && s.kind === SERVER).length >= 7,
-      );
-      spans = receiver.spans.filter((s) => s.serviceName === service);
+      ({ lines, calls, spans } = await runAppTraced<AppLine>(
+        setup,
+        runtime,
+        'agents-app.mjs',
+        TOOLS,
+        { name: 'agents', serverSpans: 7 },
+      ));
     }, 180_000);
 
     const callsOf = (tool: string) => calls.filter((c) => c.tool === tool);
@@ -112,18 +86,7 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
       expect(callsOf('refund_invoice')).toHaveLength(1);
       const failure = lines.get('refund_invoice')!.customData!.toolFailure!;
       expect(failure).toMatchObject({ class: 'governance', code: 'approval_required' });
-      expect(textSeen('refund_invoice')).toBe(
-        [
-          'Refunds need approval',
-          '',
-          '[tool failure]',
-          'class: governance',
-          'code: approval_required',
-          'retry: no',
-          'guidance: A refund needs a manager to approve it; ask the person to request approval.',
-          `reference: ${String(failure.correlationId)} (quote this when reporting the problem)`,
-        ].join('\n'),
-      );
+      expect(textSeen('refund_invoice')).toBe(refundFailureText(String(failure.correlationId)));
     });
 
     it('never retries a capability failure', () => {
@@ -141,11 +104,7 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
     });
 
     it('hands the model no _meta key: neither the failure object nor the server’s other keys', () => {
-      expect([...lines.keys()].sort()).toEqual([...TOOLS].sort());
-      for (const [tool, line] of lines) {
-        expect(line.modelTurns, tool).toBe(2);
-        for (const hidden of HIDDEN) expect(line.modelInput, tool).not.toContain(hidden);
-      }
+      expectModelInputsWithout(lines, TOOLS, HIDDEN);
     });
 
     it('never invites the model to resend a non-idempotent call: send_payment’s retryable failure says only with the user’s consent', () => {
@@ -173,21 +132,8 @@ describe.each(supported.map((runtime) => [runtime.major, runtime] as [number, Ru
     });
 
     it('makes one trace from the app’s span through the Runner’s client spans to the server’s spans', () => {
-      const turn = spans.find((s) => s.name === 'turn lookup_invoice')!;
-      const trace = spans.filter((s) => s.traceId === turn.traceId);
-      const clients = trace.filter(
-        (s) => s.kind === CLIENT && s.name === 'tools/call lookup_invoice',
-      );
-      const servers = trace.filter(
-        (s) => s.kind === SERVER && s.name === 'tools/call lookup_invoice',
-      );
-      expect(clients).toHaveLength(2);
-      expect(servers).toHaveLength(2);
-      const clientIds = new Set(clients.map((s) => s.spanId));
-      for (const server of servers) expect(clientIds.has(server.parentSpanId!)).toBe(true);
       // What the server received carried the same trace.
-      for (const call of callsOf('lookup_invoice'))
-        expect(call.traceparent).toContain(turn.traceId);
+      expectOneTrace(spans, 'turn lookup_invoice', 'lookup_invoice', callsOf('lookup_invoice'));
     });
   },
 );
@@ -200,35 +146,11 @@ describe('docs/frameworks.md, OpenAI Agents JS', () => {
   });
 });
 
-describe('the adapters as optional peers', () => {
-  it.each(['load.mjs', 'load.cjs'] as const)(
-    'frameworks/openai-agents loads beside its framework (%s)',
-    async (file) => {
-      const result = await loadAdapter(supported[0]!, project, 'openai-agents', file);
-      expect(result.stdout).toBe('imported\n');
-    },
-  );
-
-  // This project has no @mastra/mcp: the other adapter says so in one line.
-  it.each(['load.mjs', 'load.cjs'] as const)(
-    'frameworks/mastra without @mastra/mcp says so in one line (%s)',
-    async (file) => {
-      const result = await loadAdapter(supported[0]!, project, 'mastra', file);
-      expect(result.stderr).toBe('');
-      expect(result.stdout).toBe(missingFrameworkLine('mastra', '@mastra/mcp'));
-    },
-  );
-});
-
-describe('withToolFailures (frameworks/openai-agents) on bad input', () => {
-  it('refuses an object that is not the framework’s, and a policy with retryOnThrow, at wrap time; wrapping twice changes nothing', async () => {
-    const checks = await wrapChecks(supported[0]!, project, 'openai-agents');
-    expect(checks.notTheFramework).toBe(
-      'TypeError: withToolFailures (openai-agents) expects an MCP server of @openai/agents-core 0.20 (MCPServerStdio, MCPServerStreamableHttp, MCPServerSSE) with callToolResult() and listTools()',
-    );
-    expect(checks.retryOnThrow).toMatch(
-      /^RangeError: withToolFailures \(openai-agents\): retryOnThrow is not allowed here/,
-    );
-    expect(checks.sameObject).toBe(true);
-  });
-});
+describeAdapterBesideFramework(
+  setup,
+  supported[0]!,
+  'openai-agents',
+  // This project has no @mastra/mcp.
+  { adapter: 'mastra', framework: '@mastra/mcp' },
+  'TypeError: withToolFailures (openai-agents) expects an MCP server of @openai/agents-core 0.20 (MCPServerStdio, MCPServerStreamableHttp, MCPServerSSE) with callToolResult() and listTools()',
+);

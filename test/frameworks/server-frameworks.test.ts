@@ -9,17 +9,10 @@
  * the framework's own tool execution.
  */
 import { SpanKind } from '@opentelemetry/api';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startOtlpReceiver,
-  type OtlpReceiver,
-  type ReceivedSpan,
-} from '../helpers/otlp-receiver.js';
+import { describe, expect, it } from 'vitest';
+import type { ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { runtimes } from '../helpers/runtimes.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
-import { ROOT } from '../observability/helpers.js';
-import { pack } from '../packaging/install.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   REGISTER,
@@ -27,39 +20,26 @@ import {
   callToolsOver,
   failureOf,
   otlpEnv,
-  projectsFromLock,
   startHttpServer,
+  useServerProjects,
   withoutFailure,
   type Outcome,
 } from './server-install.js';
 
 const t = setupTelemetry();
-const fixture = join(ROOT, 'test', 'fixtures', 'server-frameworks');
 const RUNTIMES = runtimes();
-const projects = new Map<number, string>();
-let receiver: OtlpReceiver;
-
-beforeAll(async () => {
-  const packed = pack();
-  receiver = await startOtlpReceiver();
-  const dirs = await projectsFromLock(RUNTIMES, packed, fixture, [
-    'fastmcp-server.mjs',
-    'tmcp-server.mjs',
-    'user-error-rules.json',
-  ]);
-  RUNTIMES.forEach((runtime, i) => projects.set(runtime.major, dirs[i]!));
-}, 600_000);
-
-afterAll(async () => {
-  await receiver?.close();
-});
+const setup = useServerProjects('server-frameworks', RUNTIMES, [
+  'fastmcp-server.mjs',
+  'tmcp-server.mjs',
+  'user-error-rules.json',
+]);
 
 /** The SERVER span of `service` in trace `traceId`, once exported. */
 async function serverSpan(service: string, traceId: string): Promise<ReceivedSpan> {
   const match = (s: ReceivedSpan): boolean =>
     s.serviceName === service && s.kind === 2 && s.traceId === traceId;
-  await receiver.waitFor((spans) => spans.some(match), 10_000);
-  return receiver.spans.find(match)!;
+  await setup.receiver.waitFor((spans) => spans.some(match), 10_000);
+  return setup.receiver.spans.find(match)!;
 }
 
 /** The failure's class, code and retryable (those it has), by call label. */
@@ -133,10 +113,10 @@ describe('fastmcp 4.20.16 with classification rules (Node.js 20)', () => {
     // docs/frameworks.md shows this file.
     const traced = await callTools(
       runtime,
-      projects.get(runtime.major)!,
+      setup.project(runtime.major),
       [...REGISTER, 'fastmcp-server.mjs'],
       {
-        ...otlpEnv(receiver.url, 'fastmcp-rules'),
+        ...otlpEnv(setup.receiver.url, 'fastmcp-rules'),
         OTEL_INSTRUMENTATION_MCP_CLASSIFICATION_RULES: './user-error-rules.json',
       },
       calls,
@@ -150,14 +130,14 @@ describe('fastmcp 4.20.16 with classification rules (Node.js 20)', () => {
 
 describe.each(RUNTIMES)('Node.js $major', (runtime) => {
   it('fastmcp 4.20.16, zero-code: a UserError is capability/invalid_input, its timeout reliability/timeout; results unchanged but for the failure object', async () => {
-    const dir = projects.get(runtime.major)!;
+    const dir = setup.project(runtime.major);
     const service = `fastmcp-node${runtime.major}`;
     const plain = await callTools(runtime, dir, ['fastmcp-server.mjs'], {}, FASTMCP_CALLS);
     const traced = await callTools(
       runtime,
       dir,
       [...REGISTER, 'fastmcp-server.mjs'],
-      otlpEnv(receiver.url, service),
+      otlpEnv(setup.receiver.url, service),
       FASTMCP_CALLS,
     );
     expect(classes(plain.outcomes)).toEqual(
@@ -189,7 +169,7 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
   }, 120_000);
 
   it('tmcp 1.20.0, zero-code: server spans in the caller trace, error results classified, a thrown ToolFailureError its failure result', async () => {
-    const dir = projects.get(runtime.major)!;
+    const dir = setup.project(runtime.major);
     const service = `tmcp-node${runtime.major}`;
     const plain = await callTools(runtime, dir, ['tmcp-server.mjs'], {}, TMCP_CALLS);
     t.reset();
@@ -197,12 +177,12 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
       runtime,
       dir,
       [...REGISTER, 'tmcp-server.mjs'],
-      otlpEnv(receiver.url, service),
+      otlpEnv(setup.receiver.url, service),
       TMCP_CALLS,
       // tmcp's stdio transport ends the process with process.exit() once stdin closes, which
       // skips the flush on beforeExit: the spans are awaited while the server still runs.
       () =>
-        receiver.waitFor(
+        setup.receiver.waitFor(
           (spans) =>
             spans.filter((s) => s.serviceName === service && s.name.startsWith('tools/call '))
               .length === Object.keys(TMCP_CALLS).length,
@@ -240,7 +220,7 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
     expect(server.attributes['rpc.response.status_code']).toBe('-32603');
     expect(server.attributes['error.type']).toBe('-32603');
     // The initialize and tools/list requests get their spans too.
-    const names = receiver.spans.filter((s) => s.serviceName === service).map((s) => s.name);
+    const names = setup.receiver.spans.filter((s) => s.serviceName === service).map((s) => s.name);
     expect(names).toContain('initialize');
     expect(traced.stderr).not.toMatch(/please report this version/);
   }, 120_000);
@@ -249,9 +229,9 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
     const service = `tmcp-http-node${runtime.major}`;
     const server = await startHttpServer(
       runtime,
-      projects.get(runtime.major)!,
+      setup.project(runtime.major),
       [...REGISTER, 'tmcp-server.mjs'],
-      otlpEnv(receiver.url, service),
+      otlpEnv(setup.receiver.url, service),
       'tmcp-fixture: listening',
     );
     const calls = { refuse: TMCP_CALLS.refuse, denied: TMCP_CALLS.denied };
@@ -270,7 +250,7 @@ describe.each(RUNTIMES)('Node.js $major', (runtime) => {
       },
     });
     await expectOneTrace(service, outcomes, calls);
-    const spans = receiver.spans.filter((s) => s.serviceName === service);
+    const spans = setup.receiver.spans.filter((s) => s.serviceName === service);
     const sessions = new Set(spans.map((s) => s.attributes['mcp.session.id']));
     expect(sessions.size).toBe(1);
     expect([...sessions][0]).toMatch(/^[0-9a-f-]{36}$/);

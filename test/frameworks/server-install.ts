@@ -6,18 +6,64 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, cpSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { run, tempDir } from '../observability/helpers.js';
+import { ROOT, freePort, otlpTracesEnv, run, tempDir } from '../observability/helpers.js';
 import type { Runtime } from '../helpers/runtimes.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
-import { NAME, npmInstall, runtimeEnv, type Packed } from '../packaging/install.js';
+import { NAME, npmInstall, pack, runtimeEnv, type Packed } from '../packaging/install.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 
 /** The zero-code entry, as users start it. */
 export const REGISTER = ['--import', `${NAME}/register`];
+
+/** What a test file uses of its server projects, once beforeAll has made them. */
+export interface ServerProjects {
+  /** The project of a Node.js line. */
+  project(major: number): string;
+  readonly receiver: OtlpReceiver;
+}
+
+/**
+ * For the calling test file: projectsFromLock of test/fixtures/<fixture> for `targets` with the
+ * packed tarball, and an OTLP receiver, made in beforeAll; the receiver closed in afterAll.
+ */
+export function useServerProjects(
+  fixture: string,
+  targets: readonly Runtime[],
+  files: readonly string[],
+): ServerProjects {
+  const projects = new Map<number, string>();
+  let receiver: OtlpReceiver | undefined;
+  beforeAll(async () => {
+    const packed = pack();
+    receiver = await startOtlpReceiver();
+    const dirs = await projectsFromLock(
+      targets,
+      packed,
+      join(ROOT, 'test', 'fixtures', fixture),
+      files,
+    );
+    targets.forEach((runtime, i) => projects.set(runtime.major, dirs[i]!));
+  }, 600_000);
+  afterAll(async () => {
+    await receiver?.close();
+  });
+  return {
+    project: (major) => {
+      const dir = projects.get(major);
+      if (dir === undefined) throw new Error(`no ${fixture} project for Node.js ${major}`);
+      return dir;
+    },
+    get receiver() {
+      if (receiver === undefined) throw new Error('no OTLP receiver yet');
+      return receiver;
+    },
+  };
+}
 
 /**
  * Fresh projects, one per runtime, holding `files` of `fixture` (its package.json and lock file
@@ -57,13 +103,7 @@ export async function projectsFromLock(
 /** The OTLP/HTTP export of a server child process to the test's receiver. */
 export function otlpEnv(receiverUrl: string, serviceName: string): NodeJS.ProcessEnv {
   return {
-    OTEL_SERVICE_NAME: serviceName,
-    OTEL_TRACES_EXPORTER: 'otlp',
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-    OTEL_METRICS_EXPORTER: 'none',
-    OTEL_LOGS_EXPORTER: 'none',
+    ...otlpTracesEnv(receiverUrl, serviceName),
     // The instrumentation's diagnostics on stderr: a patch that does not fit says so there.
     OTEL_LOG_LEVEL: 'warn',
   };
@@ -145,18 +185,6 @@ export function withoutFailure(outcome: Outcome | undefined): Outcome | undefine
   if (meta === undefined) return outcome;
   const { [KEY]: _failure, ...others } = meta as Record<string, unknown>;
   return { result: Object.keys(others).length === 0 ? rest : { ...rest, _meta: others } };
-}
-
-/** A port nothing listens on, on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

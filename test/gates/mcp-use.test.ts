@@ -9,11 +9,11 @@
 import { SpanKind } from '@opentelemetry/api';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort, otlpTracesEnv } from '../observability/helpers.js';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { expectMcpError } from '../helpers/mcp-v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import {
@@ -36,17 +36,6 @@ interface FailureObject {
 let receiver: OtlpReceiver;
 const children: ChildProcess[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts the fixture server zero-code; resolves with its MCP endpoint once it listens. */
 async function startServer(build: 'bundled' | 'unbundled'): Promise<URL> {
   const port = await freePort();
@@ -60,13 +49,7 @@ async function startServer(build: 'bundled' | 'unbundled'): Promise<URL> {
         PORT: String(port),
         MCP_USE_BUILD: build,
         MCP_USE_ANONYMIZED_TELEMETRY: 'false',
-        OTEL_SERVICE_NAME: `mcp-use-${build}`,
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-        OTEL_METRICS_EXPORTER: 'none',
-        OTEL_LOGS_EXPORTER: 'none',
+        ...otlpTracesEnv(receiver.url, `mcp-use-${build}`),
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
@@ -153,12 +136,7 @@ describe('mcp-use 2.5.2 under the zero-code entry', () => {
       expect(clientSpan?.name).toBe('tools/call boom');
     }
     // SDK 2.x answers an unknown tool with a JSON-RPC error, recorded on the server span.
-    const error = await client.callTool({ name: 'nope', arguments: {} }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(-32602);
+    await expectMcpError(client.callTool({ name: 'nope', arguments: {} }), -32602);
     const clientSpan = t
       .finished()
       .find((s) => s.kind === SpanKind.CLIENT && s.name === 'tools/call nope');

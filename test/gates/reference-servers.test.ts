@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { expectMcpError } from '../helpers/mcp-v1.js';
+import { otlpTracesEnv } from '../observability/helpers.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import {
@@ -79,13 +80,7 @@ async function connect(
     stderr: 'pipe',
     env: {
       ...(process.env as Record<string, string>),
-      OTEL_SERVICE_NAME: `ref-${server}`,
-      OTEL_TRACES_EXPORTER: 'otlp',
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      OTEL_METRICS_EXPORTER: 'none',
-      OTEL_LOGS_EXPORTER: 'none',
+      ...(otlpTracesEnv(receiver.url, `ref-${server}`) as Record<string, string>),
       ...env,
     },
   });
@@ -147,35 +142,26 @@ async function expectFailure(
   return { text, span, failure: failure! };
 }
 
+/** server-filesystem's read_text_file of `path`, which must fail with that class and code. */
+function expectReadFailure(
+  fs: { client: Client },
+  path: unknown,
+  [cls, code]: readonly [string, string],
+): ReturnType<typeof expectFailure> {
+  return expectFailure(fs, 'filesystem', 'read_text_file', { path }, cls, code);
+}
+
+const NOT_FOUND = ['capability', 'resource_not_found'] as const;
+const DENIED = ['governance', 'permission_denied'] as const;
+
 describe('reference servers under the zero-code entry', () => {
   it('server-filesystem: missing file, outside the allowed directory, invalid input, unknown tool', async () => {
     const fs = await connect('filesystem', [allowed], {
       OTEL_INSTRUMENTATION_MCP_CLASSIFICATION_RULES: rulesFile,
     });
-    await expectFailure(
-      fs,
-      'filesystem',
-      'read_text_file',
-      { path: join(allowed, 'missing.txt') },
-      'capability',
-      'resource_not_found',
-    );
-    await expectFailure(
-      fs,
-      'filesystem',
-      'read_text_file',
-      { path: join(outside, 'secret.txt') },
-      'governance',
-      'permission_denied',
-    );
-    await expectFailure(
-      fs,
-      'filesystem',
-      'read_text_file',
-      { path: 42 },
-      'capability',
-      'invalid_input',
-    );
+    await expectReadFailure(fs, join(allowed, 'missing.txt'), NOT_FOUND);
+    await expectReadFailure(fs, join(outside, 'secret.txt'), DENIED);
+    await expectReadFailure(fs, 42, ['capability', 'invalid_input']);
     const unknown = await expectFailure(
       fs,
       'filesystem',
@@ -195,34 +181,13 @@ describe('reference servers under the zero-code entry', () => {
     const b = join(allowed, 'b.txt');
     writeFileSync(a, 'alpha\n');
     writeFileSync(b, 'beta\n');
-    const outsideRead = await expectFailure(
-      fs,
-      'filesystem',
-      'read_text_file',
-      { path: join(outside, 'secret.txt') },
-      'governance',
-      'permission_denied',
-    );
+    const outsideRead = await expectReadFailure(fs, join(outside, 'secret.txt'), DENIED);
     expect(outsideRead.text).toMatch(/^Access denied - path outside allowed directories/);
     expect(outsideRead.failure.agentGuidance).toMatch(/outside the directories/);
-    const windows = await expectFailure(
-      fs,
-      'filesystem',
-      'read_text_file',
-      { path: 'C:\\Windows\\win.ini' },
-      'governance',
-      'permission_denied',
-    );
+    const windows = await expectReadFailure(fs, 'C:\\Windows\\win.ini', DENIED);
     expect(windows.text).toMatch(/^Access denied - Windows-style path/);
     // A missing file or folder needs no rule: the built-in rules make ENOENT resource_not_found.
-    await expectFailure(
-      fs,
-      'filesystem',
-      'read_text_file',
-      { path: join(allowed, 'missing.txt') },
-      'capability',
-      'resource_not_found',
-    );
+    await expectReadFailure(fs, join(allowed, 'missing.txt'), NOT_FOUND);
     await expectFailure(
       fs,
       'filesystem',
@@ -265,14 +230,10 @@ describe('reference servers under the zero-code entry', () => {
     const fs = await connect('filesystem', [allowed], {
       OTEL_INSTRUMENTATION_MCP_RULE_PACKS: 'false',
     });
-    const r = await expectFailure(
-      fs,
-      'filesystem',
-      'read_text_file',
-      { path: join(outside, 'secret.txt') },
+    const r = await expectReadFailure(fs, join(outside, 'secret.txt'), [
       'reliability',
       'internal_error',
-    );
+    ]);
     expect(r.text).toMatch(/^Access denied - path outside allowed directories/);
   });
 
@@ -359,17 +320,13 @@ describe('reference servers under the zero-code entry', () => {
     // The one error SDK 1.x's McpServer does not turn into a tool result: -32042 stays a JSON-RPC
     // error, so there is no failure object (no result, no _meta) and no class on the spans; the
     // spans record the code as the conventions say, in one trace.
-    const error = await everything.client
-      .callTool({
+    await expectMcpError(
+      everything.client.callTool({
         name: 'trigger-url-elicitation',
         arguments: { url: 'https://example.com/authorize', errorPath: true },
-      })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(-32042);
+      }),
+      -32042,
+    );
     const client = t
       .finished()
       .find((s) => s.kind === SpanKind.CLIENT && s.name === 'tools/call trigger-url-elicitation');

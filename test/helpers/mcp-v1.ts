@@ -2,6 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 
 /** A connected in-memory client/server pair. */
 export async function connectPair<S extends McpServer | Server>(
@@ -19,6 +21,16 @@ export async function connectPair<S extends McpServer | Server>(
       await server.close();
     },
   };
+}
+
+/** Awaits `call`, which must reject with an McpError (SDK 1.x) of `code`. */
+export async function expectMcpError(call: Promise<unknown>, code: number): Promise<void> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(McpError);
+  expect((error as McpError).code).toBe(code);
 }
 
 export { Client, McpServer, Server, InMemoryTransport };

@@ -5,7 +5,9 @@
  * it is called in.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll } from 'vitest';
 
 export type WebHandler = (request: Request) => Promise<Response>;
@@ -31,6 +33,31 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (response.body !== null) for await (const chunk of response.body) res.write(chunk);
   res.end();
+}
+
+/**
+ * The sessionful Streamable HTTP idiom (2025-11-25): one server per session, a new one from
+ * `make()`, sessions by `Mcp-Session-Id`.
+ */
+export function sessionfulHandler(
+  make: () => {
+    connect(transport: WebStandardStreamableHTTPServerTransport): Promise<void>;
+  },
+): WebHandler {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  return async (request) => {
+    const id = request.headers.get('mcp-session-id');
+    let transport = id === null ? undefined : sessions.get(id);
+    if (transport === undefined) {
+      const created = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => void sessions.set(sid, created),
+      });
+      await make().connect(created);
+      transport = created;
+    }
+    return transport.handleRequest(request);
+  };
 }
 
 /**

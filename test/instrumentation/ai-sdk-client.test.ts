@@ -4,8 +4,7 @@
  * discovery, and 2025-11-25 by `initialize`), SSE and stdio. Its client spans are the MCP SDK
  * client's, made by the same code; the trace is one from the caller's span to the server's.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -25,6 +24,8 @@ import {
 } from '../../src/semconv.js';
 import { instrumentClientWith } from '../../src/patches/instance.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
+import { registerConfirmTool } from '../helpers/mcp-v2.js';
+import { serveOnLoopback, sessionfulHandler } from '../helpers/web-handler.js';
 import { FIXTURE, ROOT, loadAiSdk, type AiSdkClient } from './ai-sdk-load.js';
 
 const { mcp, stdio } = await loadAiSdk();
@@ -49,19 +50,7 @@ function v2ToolServer(): v2Server.McpServer {
     throw Object.assign(new Error('socket reset by upstream'), { code: 'ECONNRESET' });
   });
   // One logical call in two rounds on 2026-07-28: input_required first, the result after.
-  server.registerTool('confirm', {}, async (ctx) => {
-    const answer = v2Server.acceptedContent(ctx.mcpReq.inputResponses, 'confirm');
-    if (answer?.ok !== true)
-      return v2Server.inputRequired({
-        inputRequests: {
-          confirm: v2Server.inputRequired.elicit({
-            message: 'Go on?',
-            requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
-          }),
-        },
-      });
-    return { content: [{ type: 'text', text: 'confirmed' }] };
-  });
+  registerConfirmTool(server);
   return server;
 }
 
@@ -74,52 +63,14 @@ function v1ToolServer(): V1McpServer {
   return server;
 }
 
-async function toWebRequest(req: IncomingMessage, port: number): Promise<Request> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers))
-    if (typeof value === 'string') headers.set(name, value);
-  const method = req.method ?? 'GET';
-  return new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, {
-    method,
-    headers,
-    body: method === 'GET' || method === 'HEAD' ? undefined : Buffer.concat(chunks),
-  });
-}
-
 /** Streamable HTTP: the SDK's `createMcpHandler` (2026-07-28, 2025 clients served statelessly) on `/modern`, a sessionful 2025-11-25 server on `/legacy`. */
-function streamableHttp(): HttpServer {
-  const handler = v2Server.createMcpHandler(() => v2ToolServer());
-  const sessions = new Map<string, v2Server.WebStandardStreamableHTTPServerTransport>();
-  const http = createServer((req, res) => {
-    void (async () => {
-      const port = (http.address() as AddressInfo).port;
-      const request = await toWebRequest(req, port);
-      let response: Response;
-      if (req.url?.startsWith('/modern') === true) response = await handler.fetch(request);
-      else {
-        const id = request.headers.get('mcp-session-id');
-        let transport = id === null ? undefined : sessions.get(id);
-        if (transport === undefined) {
-          const created = new v2Server.WebStandardStreamableHTTPServerTransport({
-            sessionIdGenerator: () => randomUUID(),
-            onsessioninitialized: (sid) => void sessions.set(sid, created),
-          });
-          await v2ToolServer().connect(created);
-          transport = created;
-        }
-        response = await transport.handleRequest(request);
-      }
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body !== null) for await (const chunk of response.body) res.write(chunk);
-      res.end();
-    })().catch((err: unknown) => {
-      res.writeHead(500).end(String(err));
-    });
-  });
-  return http;
-}
+const streamableHttp = serveOnLoopback(() => {
+  const modern = v2Server.createMcpHandler(() => v2ToolServer());
+  const legacy = sessionfulHandler(v2ToolServer);
+  return (request) =>
+    new URL(request.url).pathname.startsWith('/modern') ? modern.fetch(request) : legacy(request);
+});
+const httpUrl = (): string => streamableHttp.url().origin;
 
 /** SSE (the 2024-11-05 transport): `GET /sse` opens the stream, `POST /messages` carries requests. */
 function sse(): HttpServer {
@@ -147,23 +98,17 @@ async function listen(server: HttpServer): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-let httpServer: HttpServer;
 let sseServer: HttpServer;
-let httpUrl: string;
 let sseUrl: string;
 
 beforeAll(async () => {
-  httpServer = streamableHttp();
   sseServer = sse();
-  httpUrl = await listen(httpServer);
   sseUrl = await listen(sseServer);
 });
 
 afterAll(async () => {
-  for (const server of [httpServer, sseServer]) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  sseServer.closeAllConnections();
+  await new Promise((resolve) => sseServer.close(resolve));
 });
 
 beforeEach(() => t.reset());
@@ -224,13 +169,13 @@ function expectFailureRead(client: ReadableSpan, server: ReadableSpan | undefine
 describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and register modes)', () => {
   it('Streamable HTTP, 2026-07-28 by discovery: client spans, one trace, the failure read', async () => {
     const client = await mcp.createMCPClient({
-      transport: { type: 'http', url: `${httpUrl}/modern` },
+      transport: { type: 'http', url: `${httpUrl()}/modern` },
     });
     try {
       const { ok, fail } = await callBoth(client);
       expect(ok.attributes['mcp.protocol.version']).toBe('2026-07-28');
       expect(ok.attributes['server.address']).toBe('127.0.0.1');
-      expect(ok.attributes['server.port']).toBe(Number(new URL(httpUrl).port));
+      expect(ok.attributes['server.port']).toBe(Number(new URL(httpUrl()).port));
       expect(ok.attributes['network.transport']).toBe('tcp');
       expect(ok.attributes['gen_ai.tool.name']).toBe('ok');
       serverOf(ok);
@@ -251,7 +196,7 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
 
   it('Streamable HTTP, 2025-11-25 by initialize (sessionful): client spans with the session id, one trace', async () => {
     const client = await mcp.createMCPClient({
-      transport: { type: 'http', url: `${httpUrl}/legacy` },
+      transport: { type: 'http', url: `${httpUrl()}/legacy` },
       protocolVersionDiscovery: false,
     });
     try {
@@ -322,7 +267,9 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
         .filter((s) => s.kind === SpanKind.CLIENT && s.name.startsWith('tools/call'))
         .map((s) => `${s.name}: ${Object.keys(s.attributes).sort().join(' ')}`)
         .sort();
-    const ai = await mcp.createMCPClient({ transport: { type: 'http', url: `${httpUrl}/modern` } });
+    const ai = await mcp.createMCPClient({
+      transport: { type: 'http', url: `${httpUrl()}/modern` },
+    });
     await callBoth(ai);
     await ai.close();
     const fromAiSdk = shapeOf(t.finished());
@@ -331,7 +278,7 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
       { name: 'sdk', version: '1' },
       { versionNegotiation: { mode: 'auto' } },
     );
-    await sdk.connect(new v2Client.StreamableHTTPClientTransport(new URL(`${httpUrl}/modern`)));
+    await sdk.connect(new v2Client.StreamableHTTPClientTransport(new URL(`${httpUrl()}/modern`)));
     for (const name of ['ok', 'fail']) await sdk.callTool({ name, arguments: {} });
     await sdk.close();
     expect(fromAiSdk).toEqual(shapeOf(t.finished()));
@@ -341,7 +288,7 @@ describe('@ai-sdk/mcp 2.0.99 client, instrumented through its module (auto and r
 describe('@ai-sdk/mcp 2.0.99 client, input-required rounds (2026-07-28)', () => {
   it("one client span per round, each with its server span, in the caller's trace", async () => {
     const client = await mcp.createMCPClient({
-      transport: { type: 'http', url: `${httpUrl}/modern` },
+      transport: { type: 'http', url: `${httpUrl()}/modern` },
       capabilities: { elicitation: {} },
     });
     try {
@@ -377,7 +324,7 @@ describe('@ai-sdk/mcp 2.0.99 client, manual mode', () => {
   it('instrumentClient(client) on a client of an unpatched module: client spans and one trace', async () => {
     const { mcp: fresh } = await loadAiSdk('manual');
     const client = await fresh.createMCPClient({
-      transport: { type: 'http', url: `${httpUrl}/modern` },
+      transport: { type: 'http', url: `${httpUrl()}/modern` },
     });
     try {
       expect(t.finished().filter((s) => s.kind === SpanKind.CLIENT)).toEqual([]);

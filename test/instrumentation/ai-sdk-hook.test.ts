@@ -3,7 +3,7 @@
  * patched and unpatched on its prototype, and one diagnostic line when it cannot be (a version
  * outside the range, or a module whose client this package does not recognise).
  */
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { diag } from '@opentelemetry/api';
 import { isWrapped } from '@opentelemetry/instrumentation';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpInstrumentation } from '../../src/instrumentation.js';
@@ -13,20 +13,13 @@ import {
   aiSdkClientPrototype,
   isAiSdkClient,
 } from '../../src/patches/ai-sdk-client.js';
+import { collectDiagWarnings } from '../helpers/diag-warnings.js';
 import { loadAiSdk } from './ai-sdk-load.js';
 
 let warned: string[];
 
 beforeEach(() => {
-  warned = [];
-  const logger: DiagLogger = {
-    error: () => {},
-    warn: (...args: unknown[]) => warned.push(args.join(' ')),
-    info: () => {},
-    debug: () => {},
-    verbose: () => {},
-  };
-  diag.setLogger(logger, DiagLogLevel.WARN);
+  warned = collectDiagWarnings();
 });
 
 afterEach(() => {

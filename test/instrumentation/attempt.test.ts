@@ -4,7 +4,6 @@
  * proxy's upstream retries. Malformed values are ignored.
  */
 import { SpanKind } from '@opentelemetry/api';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   CallToolRequestSchema,
   CallToolResultSchema,
@@ -13,7 +12,7 @@ import {
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ATTR_MCP_TOOL_CALL_ATTEMPT } from '../../src/semconv.js';
 import { ATTEMPT_META_KEY, withToolRetry } from '../../src/retry/index.js';
-import { toolFailure } from '../../packages/tool-failure/src/index.js';
+import { flakyTwice } from '../helpers/flaky-tool.js';
 import { McpServer, connectPair } from '../helpers/mcp-v1.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
 import { sdkUpstream, throughProxy } from '../../packages/proxy/test/harness.js';
@@ -22,16 +21,9 @@ const t = setupTelemetry();
 
 /** A server whose idempotent tool `flaky` fails transiently twice, then succeeds. */
 function flakyServer(server: McpServer): void {
-  let n = 0;
+  const flaky = flakyTwice();
   server.registerTool('flaky', { annotations: { idempotentHint: true } }, async () => {
-    n += 1;
-    return n < 3
-      ? (toolFailure({
-          class: 'reliability',
-          code: 'retryable_transient_error',
-          retryable: true,
-        }) as CallToolResult)
-      : { content: [{ type: 'text', text: 'ok' }] };
+    return flaky.answer();
   });
   server.registerTool('echo', {}, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
 }
@@ -61,7 +53,7 @@ describe('the attempt number on the server span', () => {
   });
 
   it("through the proxy's retry: the upstream's server spans read -, 2, 3", async () => {
-    let n = 0;
+    const flaky = flakyTwice();
     const up = sdkUpstream((server) => {
       server.setRequestHandler(ListToolsRequestSchema, () => ({
         tools: [
@@ -69,14 +61,7 @@ describe('the attempt number on the server span', () => {
         ],
       }));
       server.setRequestHandler(CallToolRequestSchema, () => {
-        n += 1;
-        return n < 3
-          ? (toolFailure({
-              class: 'reliability',
-              code: 'retryable_transient_error',
-              retryable: true,
-            }) as CallToolResult)
-          : { content: [{ type: 'text', text: 'ok' }] };
+        return flaky.answer();
       });
     });
     const { client, close } = await throughProxy({ upstream: up.factory, retry: retryPolicy });
@@ -96,7 +81,7 @@ describe('the attempt number on the server span', () => {
         undefined,
         undefined,
       ]);
-      expect(n).toBe(3);
+      expect(flaky.calls()).toBe(3);
     } finally {
       await close();
     }

@@ -1,7 +1,8 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { diag } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/shared/config.js';
 import { McpInstrumentation } from '../../src/index.js';
+import { collectDiagWarnings } from '../helpers/diag-warnings.js';
 
 describe('config: where thrown exceptions are recorded', () => {
   it('defaults to the failure log record only', () => {
@@ -139,15 +140,7 @@ describe('config: a value that is ignored is reported', () => {
   });
 
   it("goes to the instrumentation's diagnostic logger, once per configuration", () => {
-    const warned: string[] = [];
-    const logger: DiagLogger = {
-      error: () => {},
-      warn: (...args: unknown[]) => warned.push(args.join(' ')),
-      info: () => {},
-      debug: () => {},
-      verbose: () => {},
-    };
-    diag.setLogger(logger, DiagLogLevel.WARN);
+    const warned = collectDiagWarnings();
     try {
       const instrumentation = new McpInstrumentation({
         enabled: false,

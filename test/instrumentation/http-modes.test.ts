@@ -5,7 +5,6 @@
  * `correlationId` its trace ID, `mcp.protocol.version` on both spans, no session id without a
  * session.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -22,7 +21,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { negotiatedVersion, requestVersion, transportVersion } from '../../src/shared/record.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
-import { serveOnLoopback, type WebHandler } from '../helpers/web-handler.js';
+import { registerConfirmTool } from '../helpers/mcp-v2.js';
+import { serveOnLoopback, sessionfulHandler, type WebHandler } from '../helpers/web-handler.js';
 
 const t = setupTelemetry({}, { patch: false });
 t.instrumentation._patchLoaded({ v1Protocol, v1Mcp, v2: [v2Server, v2Client] });
@@ -37,19 +37,7 @@ function toolServer(): v2Server.McpServer {
     throw Object.assign(new Error('socket reset'), { code: 'ECONNRESET' });
   });
   // One logical call in two rounds on 2026-07-28: input_required first, the result after.
-  server.registerTool('confirm', {}, async (ctx) => {
-    const answer = v2Server.acceptedContent(ctx.mcpReq.inputResponses, 'confirm');
-    if (answer?.ok !== true)
-      return v2Server.inputRequired({
-        inputRequests: {
-          confirm: v2Server.inputRequired.elicit({
-            message: 'Go on?',
-            requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
-          }),
-        },
-      });
-    return { content: [{ type: 'text', text: 'confirmed' }] };
-  });
+  registerConfirmTool(server);
   server.registerTool('needs_sampling', {}, async () => {
     throw new v2Server.MissingRequiredClientCapabilityError({
       requiredCapabilities: { sampling: {} },
@@ -67,22 +55,7 @@ function toolServer(): v2Server.McpServer {
 
 const servers = {
   /** One server per session, sessions by `Mcp-Session-Id`. */
-  sessionful: (): WebHandler => {
-    const sessions = new Map<string, v2Server.WebStandardStreamableHTTPServerTransport>();
-    return async (request) => {
-      const id = request.headers.get('mcp-session-id');
-      let transport = id === null ? undefined : sessions.get(id);
-      if (transport === undefined) {
-        const created = new v2Server.WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => void sessions.set(sid, created),
-        });
-        await toolServer().connect(created);
-        transport = created;
-      }
-      return transport.handleRequest(request);
-    };
-  },
+  sessionful: (): WebHandler => sessionfulHandler(toolServer),
   /** The established stateless idiom: a new server and transport per request, no session. */
   perRequest: (): WebHandler => async (request) => {
     const transport = new v2Server.WebStandardStreamableHTTPServerTransport({

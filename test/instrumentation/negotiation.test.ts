@@ -7,7 +7,6 @@
  * on 127.0.0.1 (`createMcpHandler`, sessionful 2025) and stdio (`serveStdio`, the SDK's
  * disposable sibling probe); SDK 1.32 over the in-memory transport.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +30,7 @@ import {
 import { markRelaying } from '../../src/shared/relayed.js';
 import { TOOL_FAILURE_META_KEY as KEY } from '../../packages/tool-failure/src/index.js';
 import { setupTelemetry } from '../helpers/telemetry.js';
-import { serveOnLoopback, type WebHandler } from '../helpers/web-handler.js';
+import { serveOnLoopback, sessionfulHandler, type WebHandler } from '../helpers/web-handler.js';
 
 const t = setupTelemetry({}, { patch: false });
 t.instrumentation._patchLoaded({ v1Protocol, v1Mcp, v2: [v2Server, v2Client] });
@@ -62,30 +61,25 @@ const handlers = {
     return (request) => handler.fetch(request);
   },
   /** A 2025-11-25 server with sessions, which knows no server/discover. */
-  sessionful: (): WebHandler => {
-    const sessions = new Map<string, v2Server.WebStandardStreamableHTTPServerTransport>();
-    return async (request) => {
-      const id = request.headers.get('mcp-session-id');
-      let transport = id === null ? undefined : sessions.get(id);
-      if (transport === undefined) {
-        const created = new v2Server.WebStandardStreamableHTTPServerTransport({
-          sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (sid) => void sessions.set(sid, created),
-        });
-        await toolServer().connect(created);
-        transport = created;
-      }
-      return transport.handleRequest(request);
-    };
-  },
+  sessionful: (): WebHandler => sessionfulHandler(toolServer),
 };
 
-async function connect(url: URL, mode: v2Client.VersionNegotiationMode): Promise<v2Client.Client> {
+/** A client negotiating by `mode`; with `handler`, its requests answered in-process by that. */
+async function connect(
+  url: URL,
+  mode: v2Client.VersionNegotiationMode,
+  handler?: { fetch(request: Request): Promise<Response> },
+): Promise<v2Client.Client> {
   const client = new v2Client.Client(
     { name: 'negotiation-client', version: '1' },
     { versionNegotiation: { mode } },
   );
-  await client.connect(new v2Client.StreamableHTTPClientTransport(url));
+  await client.connect(
+    new v2Client.StreamableHTTPClientTransport(
+      url,
+      handler && { fetch: (input, init) => handler.fetch(new Request(input, init)) },
+    ),
+  );
   return client;
 }
 
@@ -138,15 +132,7 @@ describe('2026-07-28: the server declares the extension in its server/discover r
       server.server.registerCapabilities({ extensions: { [KEY]: { since: 'v1' } } });
       return server;
     });
-    const client = new v2Client.Client(
-      { name: 'c', version: '1' },
-      { versionNegotiation: { mode: { pin: MODERN } } },
-    );
-    await client.connect(
-      new v2Client.StreamableHTTPClientTransport(url(), {
-        fetch: (input, init) => own.fetch(new Request(input, init)),
-      }),
-    );
+    const client = await connect(url(), { pin: MODERN }, own);
     expect(client.getServerCapabilities()?.extensions).toEqual({ [KEY]: { since: 'v1' } });
     await client.close();
   });
@@ -157,15 +143,7 @@ describe('2026-07-28: the server declares the extension in its server/discover r
       markRelaying(server.server);
       return server;
     });
-    const client = new v2Client.Client(
-      { name: 'c', version: '1' },
-      { versionNegotiation: { mode: { pin: MODERN } } },
-    );
-    await client.connect(
-      new v2Client.StreamableHTTPClientTransport(url(), {
-        fetch: (input, init) => relay.fetch(new Request(input, init)),
-      }),
-    );
+    const client = await connect(url(), { pin: MODERN }, relay);
     expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
     expect(client.getServerCapabilities()?.extensions).toBeUndefined();
     await client.close();

@@ -1,20 +1,11 @@
-import { execFile } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PACKAGE_NAME } from '../../src/version.js';
 import { TOOL_FAILURE_META_KEY } from '../../packages/tool-failure/src/constants.js';
 import { runtimes } from '../helpers/runtimes.js';
-import {
-  FIXTURES_DIR,
-  ROOT,
-  aiSdkCases,
-  aiSdkFixture,
-  platforms,
-  type AiSdkCase,
-  type OtelLine,
-} from './cases.js';
-import { copyPackage, limited } from './children.js';
+import { FIXTURES_DIR, aiSdkCases, aiSdkFixture, platforms, type AiSdkCase } from './cases.js';
+import { childEnv, limited, runChild, useLinePackages } from './children.js';
 import {
   OtlpReceiver,
   SPAN_KIND_CLIENT,
@@ -39,14 +30,12 @@ const NODE = new Map(runtimes().map((r) => [r.major, r.node]));
 const fixture = aiSdkFixture();
 const shared = join(FIXTURES_DIR, 'matrix-shared');
 
+const receiver = new OtlpReceiver();
 /** This package's root for each line: the repository, or the run's copy in the line's tree. */
-const packageDirs = new Map<OtelLine['name'], string>();
-
-function packageDir(line: OtelLine): string {
-  const dir = packageDirs.get(line.name);
-  if (dir === undefined) throw new Error(`no package for OpenTelemetry JS ${line.name}`);
-  return dir;
-}
+const packageDir = useLinePackages(
+  platforms().map((p) => p.line),
+  receiver,
+);
 
 function preloadFlags(c: AiSdkCase): string[] {
   const esm = c.moduleSystem === 'esm';
@@ -66,58 +55,20 @@ function runApp(
   c: AiSdkCase,
   endpoint: string,
 ): Promise<{ code: number | string; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (k !== 'NODE_OPTIONS' && !k.startsWith('OTEL_') && !k.startsWith('VITEST')) env[k] = v;
   const node = NODE.get(c.platform.node);
   if (node === undefined) throw new Error(`no Node.js ${c.platform.node}`);
-  return new Promise((resolve) => {
-    execFile(
-      node,
-      [...preloadFlags(c), join(fixture.dir, `app.${c.moduleSystem === 'esm' ? 'mjs' : 'cjs'}`)],
-      {
-        cwd: c.platform.line.dir,
-        env: {
-          ...env,
-          MATRIX_MODE: c.mode,
-          MATRIX_TRANSPORT: c.transport,
-          MATRIX_OTEL_DIR: c.platform.line.dir,
-          MATRIX_PACKAGE_DIR: packageDir(c.platform.line),
-          OTEL_SERVICE_NAME: 'matrix-ai-sdk',
-          OTEL_TRACES_EXPORTER: 'otlp',
-          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint,
-          OTEL_METRICS_EXPORTER: 'none',
-          OTEL_LOGS_EXPORTER: 'none',
-        },
-        timeout: CHILD_TIMEOUT_MS,
-        killSignal: 'SIGKILL',
-        maxBuffer: 16 * 1024 * 1024,
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : (error.code ?? (error.killed ? 'timeout' : 'error'));
-        resolve({ code, stdout, stderr });
-      },
-    );
+  const { line } = c.platform;
+  const app = join(fixture.dir, `app.${c.moduleSystem === 'esm' ? 'mjs' : 'cjs'}`);
+  const env = childEnv(line, packageDir(line), 'matrix-ai-sdk', endpoint, {
+    MATRIX_MODE: c.mode,
+    MATRIX_TRANSPORT: c.transport,
   });
+  return runChild(node, [...preloadFlags(c), app], line, env, CHILD_TIMEOUT_MS);
 }
 
 function find(spans: ReceivedSpan[], name: string, kind: number): ReceivedSpan | undefined {
   return spans.find((s) => s.name === name && s.kind === kind);
 }
-
-const receiver = new OtlpReceiver();
-beforeAll(async () => {
-  for (const { line } of platforms())
-    packageDirs.set(line.name, line.name === '2.x' ? ROOT : copyPackage(line));
-  await receiver.start();
-});
-afterAll(async () => {
-  for (const dir of packageDirs.values())
-    if (dir !== ROOT) rmSync(dir, { recursive: true, force: true });
-  await receiver.stop();
-});
 
 for (const platform of platforms()) {
   describe(`@ai-sdk/mcp ${fixture.version} with ai ${fixture.ai} on Node.js ${platform.node}, OpenTelemetry JS ${platform.line.name}`, () => {

@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PACKAGE_NAME } from '../../src/version.js';
 import { TOOL_FAILURE_META_KEY } from '../../packages/tool-failure/src/constants.js';
 import { runtimes } from '../helpers/runtimes.js';
@@ -9,7 +8,6 @@ import {
   FIXTURES_DIR,
   HTTP_EXPECTED,
   PROXY_EXPECTED,
-  ROOT,
   type HttpTransport,
   type ProxyTransport,
   listFixtures,
@@ -17,7 +15,6 @@ import {
   platforms,
   type Fixture,
   type MatrixCase,
-  type OtelLine,
   type Platform,
 } from './cases.js';
 import {
@@ -26,7 +23,7 @@ import {
   SPAN_KIND_SERVER,
   type ReceivedSpan,
 } from './otlp-receiver.js';
-import { copyPackage, limited } from './children.js';
+import { childEnv, limited, runChild, useLinePackages } from './children.js';
 
 /**
  * The version matrix: every fixture SDK (test/fixtures/sdk-<version>/, installed by
@@ -80,14 +77,12 @@ interface AppReport {
   };
 }
 
+const receiver = new OtlpReceiver();
 /** This package's root for each line: the repository, or the run's copy in the line's tree. */
-const packageDirs = new Map<OtelLine['name'], string>();
-
-function packageDir(line: OtelLine): string {
-  const dir = packageDirs.get(line.name);
-  if (dir === undefined) throw new Error(`no package for OpenTelemetry JS ${line.name}`);
-  return dir;
-}
+const packageDir = useLinePackages(
+  platforms().map((p) => p.line),
+  receiver,
+);
 
 /** The node flags that enable the instrumentation in a mode, before the app's own code runs. */
 function preloadFlags(c: MatrixCase): string[] {
@@ -105,29 +100,6 @@ function preloadFlags(c: MatrixCase): string[] {
   }
 }
 
-function childEnv(c: MatrixCase, endpoint: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    // Nothing of the test runner's own loader or telemetry settings leaks into the app.
-    if (k === 'NODE_OPTIONS' || k.startsWith('OTEL_') || k.startsWith('VITEST')) continue;
-    env[k] = v;
-  }
-  return {
-    ...env,
-    MATRIX_MODE: c.mode,
-    MATRIX_API: c.api === 'McpServer' ? 'mcpserver' : 'lowlevel',
-    MATRIX_TRANSPORT: c.transport,
-    MATRIX_OTEL_DIR: c.platform.line.dir,
-    MATRIX_PACKAGE_DIR: packageDir(c.platform.line),
-    OTEL_SERVICE_NAME: `matrix-${c.fixture.name}`,
-    OTEL_TRACES_EXPORTER: 'otlp',
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint,
-    OTEL_METRICS_EXPORTER: 'none',
-    OTEL_LOGS_EXPORTER: 'none',
-  };
-}
-
 function runApp(
   c: MatrixCase,
   endpoint: string,
@@ -135,24 +107,14 @@ function runApp(
   const app = join(c.fixture.dir, c.moduleSystem === 'esm' ? 'app.mjs' : 'app.cjs');
   const node = NODE.get(c.platform.node);
   if (node === undefined) throw new Error(`no Node.js ${c.platform.node}`);
-  return new Promise((resolve) => {
-    execFile(
-      node,
-      [...preloadFlags(c), app],
-      {
-        cwd: c.platform.line.dir,
-        env: childEnv(c, endpoint),
-        timeout: c.transport.startsWith('proxy-') ? PROXY_CHILD_TIMEOUT_MS : CHILD_TIMEOUT_MS,
-        killSignal: 'SIGKILL',
-        maxBuffer: 16 * 1024 * 1024,
-        encoding: 'utf8',
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : (error.code ?? (error.killed ? 'timeout' : 'error'));
-        resolve({ code, stdout, stderr });
-      },
-    );
+  const { line } = c.platform;
+  const env = childEnv(line, packageDir(line), `matrix-${c.fixture.name}`, endpoint, {
+    MATRIX_MODE: c.mode,
+    MATRIX_API: c.api === 'McpServer' ? 'mcpserver' : 'lowlevel',
+    MATRIX_TRANSPORT: c.transport,
   });
+  const timeout = c.transport.startsWith('proxy-') ? PROXY_CHILD_TIMEOUT_MS : CHILD_TIMEOUT_MS;
+  return runChild(node, [...preloadFlags(c), app], line, env, timeout);
 }
 
 function findSpan(spans: ReceivedSpan[], name: string, kind: number): ReceivedSpan | undefined {
@@ -185,19 +147,6 @@ function hasCallPair(spans: ReceivedSpan[], tool: string): boolean {
     findSpan(spans, name, SPAN_KIND_SERVER) !== undefined
   );
 }
-
-const receiver = new OtlpReceiver();
-const lines = platforms().map((p) => p.line);
-beforeAll(async () => {
-  for (const line of lines)
-    packageDirs.set(line.name, line.name === '2.x' ? ROOT : copyPackage(line));
-  await receiver.start();
-});
-afterAll(async () => {
-  for (const dir of packageDirs.values())
-    if (dir !== ROOT) rmSync(dir, { recursive: true, force: true });
-  await receiver.stop();
-});
 
 const fixtures = listFixtures();
 

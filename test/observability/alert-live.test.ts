@@ -6,11 +6,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { repoPath, tempDir } from './helpers.js';
+import { freePort, repoPath, tempDir } from './helpers.js';
 
 const ALERT = 'McpToolReliabilityFailureRatioHigh';
 
@@ -31,18 +30,6 @@ function fastReliabilityRule(): Rule {
   if (rule === undefined) throw new Error(`${ALERT} not found`);
   expect(rule.expr).toContain('[5m]');
   return { ...rule, expr: rule.expr.replaceAll('[5m]', '[10s]'), for: '0s' };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface AlertsResponse {

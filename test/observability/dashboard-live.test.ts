@@ -15,7 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseOtlpJson, type LookupSpan } from '../../packages/mcp-failures/src/lookup/index.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
-import { freePort, repoPath, startProgram, stopProgram, tempDir, type Started } from './helpers.js';
+import {
+  freePort,
+  repoPath,
+  scrapedAppEnv,
+  startProgram,
+  stopProgram,
+  tempDir,
+  type Started,
+} from './helpers.js';
 
 const SERVICE = 'forecast-server';
 
@@ -169,15 +177,7 @@ beforeAll(async () => {
       ],
       {
         ...process.env,
-        OTEL_SERVICE_NAME: SERVICE,
-        OTEL_METRICS_EXPORTER: 'prometheus',
-        OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
-        OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort),
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_LOGS_EXPORTER: 'none',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_BSP_SCHEDULE_DELAY: '200',
+        ...scrapedAppEnv(SERVICE, metricsPort, receiver.url, 'none'),
       },
     ),
   );

@@ -107,6 +107,43 @@ export async function runFailingApp(endpoint: string, env: NodeJS.ProcessEnv): P
   return result.result._meta['io.modelcontextprotocol/toolFailure']!.correlationId;
 }
 
+/** Traces only, over OTLP/HTTP JSON to `receiverUrl` as `serviceName`, batches every 100 ms. */
+export function otlpTracesEnv(receiverUrl: string, serviceName: string): NodeJS.ProcessEnv {
+  return {
+    OTEL_SERVICE_NAME: serviceName,
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiverUrl,
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    OTEL_METRICS_EXPORTER: 'none',
+    OTEL_LOGS_EXPORTER: 'none',
+  };
+}
+
+/**
+ * The environment of an app under the register entry whose metrics Prometheus scrapes on
+ * `metricsPort` and whose traces (and logs, with `logs: 'otlp'`) go to the OTLP/HTTP JSON
+ * receiver at `otlpUrl`, as `service`, its span batches sent every 200 ms.
+ */
+export function scrapedAppEnv(
+  service: string,
+  metricsPort: number,
+  otlpUrl: string,
+  logs: 'otlp' | 'none',
+): NodeJS.ProcessEnv {
+  return {
+    OTEL_SERVICE_NAME: service,
+    OTEL_METRICS_EXPORTER: 'prometheus',
+    OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1',
+    OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort),
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_LOGS_EXPORTER: logs,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl,
+    OTEL_BSP_SCHEDULE_DELAY: '200',
+  };
+}
+
 /** A free TCP port on 127.0.0.1 (closed again before it is returned). */
 export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {

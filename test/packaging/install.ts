@@ -113,6 +113,25 @@ export async function npmInstall(
 }
 
 /**
+ * A tsconfig.json that type-checks `files` as a user's strict TypeScript project would
+ * (nodenext, no emit), with the `types` packages it names.
+ */
+export function userTsconfig(files: readonly string[], types?: readonly string[]): string {
+  return JSON.stringify({
+    compilerOptions: {
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      ...(types === undefined ? {} : { types }),
+    },
+    files,
+  });
+}
+
+/**
  * A fresh project: the application's own dependencies installed first (`app`), then this
  * package's tarball added, as a user adds it to an existing project.
  */

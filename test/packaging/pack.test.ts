@@ -13,7 +13,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../observability/helpers.js';
 import { runtimes, type Runtime } from '../helpers/runtimes.js';
 import { failingCallCommonJs, failingCallModule } from './apps.js';
-import { NAME, copiesOf, newProject, node as runNode, pack, type Packed } from './install.js';
+import {
+  NAME,
+  copiesOf,
+  newProject,
+  node as runNode,
+  pack,
+  userTsconfig,
+  type Packed,
+} from './install.js';
 
 const APP_DEPENDENCIES = [
   '@opentelemetry/api@1.9.1',
@@ -252,18 +260,7 @@ export const c: string | undefined = f?.class;
     writeFileSync(join(project, 'check.cts'), code);
     writeFileSync(
       join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
-          target: 'es2022',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ['node'],
-        },
-        files: ['check.mts', 'check.cts'],
-      }),
+      userTsconfig(['check.mts', 'check.cts'], ['node']),
     );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     await node([tsc, '-p', 'tsconfig.json']);

@@ -315,19 +315,28 @@ function retryingServer(waitMs: number): McpServer {
   return server;
 }
 
+/**
+ * withToolRetry over a pair with retryingServer(60 s): `waiting` settles when the first retry is
+ * scheduled, `gaveUp` collects what onGiveUp gets.
+ */
+async function retryingClient() {
+  const pair = await connectPair(retryingServer(60_000));
+  let scheduled!: () => void;
+  const waiting = new Promise<void>((r) => (scheduled = r));
+  const gaveUp: GiveUpInfo[] = [];
+  const client = withToolRetry(pair.client, {
+    maxElapsedMs: 120_000,
+    retryBudget: false,
+    onRetry: () => scheduled(),
+    onGiveUp: (info) => gaveUp.push(info),
+  });
+  return { pair, client, waiting, gaveUp };
+}
+
 describe('retry waits end with the connection or the caller', () => {
   it('transport closed while withToolRetry waits for retryNotBefore (60 s): settles at once with ConnectionClosed', async () => {
     const timersBefore = await activeTimeouts();
-    const pair = await connectPair(retryingServer(60_000));
-    let scheduled!: () => void;
-    const waiting = new Promise<void>((r) => (scheduled = r));
-    const gaveUp: GiveUpInfo[] = [];
-    const client = withToolRetry(pair.client, {
-      maxElapsedMs: 120_000,
-      retryBudget: false,
-      onRetry: () => scheduled(),
-      onGiveUp: (info) => gaveUp.push(info),
-    });
+    const { pair, client, waiting, gaveUp } = await retryingClient();
     const signal = new AbortController().signal;
     const call = settle(
       client.callTool({ name: 'flaky', arguments: {} }, undefined, { signal, timeout: 60_000 }),
@@ -348,16 +357,7 @@ describe('retry waits end with the connection or the caller', () => {
 
   it('abort during backoff: rejects at once with the abort reason; no timer or listener left', async () => {
     const timersBefore = await activeTimeouts();
-    const pair = await connectPair(retryingServer(60_000));
-    let scheduled!: () => void;
-    const waiting = new Promise<void>((r) => (scheduled = r));
-    const gaveUp: GiveUpInfo[] = [];
-    const client = withToolRetry(pair.client, {
-      maxElapsedMs: 120_000,
-      retryBudget: false,
-      onRetry: () => scheduled(),
-      onGiveUp: (info) => gaveUp.push(info),
-    });
+    const { pair, client, waiting, gaveUp } = await retryingClient();
     const controller = new AbortController();
     const call = settle(
       client.callTool({ name: 'flaky', arguments: {} }, undefined, {

@@ -2,11 +2,10 @@
  * A retrying caller marks every attempt after the first in `params._meta["dev.omcp/attempt"]`,
  * without the client instrumentation installed, and never in the caller's own objects.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_META_KEY, withToolRetry } from '../../src/retry/index.js';
 import { attemptOfMeta, withAttemptMeta } from '../../src/shared/attempt-meta.js';
-import { toolFailure } from '../../packages/tool-failure/src/index.js';
+import { flakyTwice } from '../helpers/flaky-tool.js';
 import { McpServer, connectPair } from '../helpers/mcp-v1.js';
 
 describe('the attempt _meta key', () => {
@@ -59,18 +58,11 @@ describe('the attempt _meta key', () => {
 
   it('withToolRetry without the instrumentation sends attempts 2 and 3 marked, attempt 1 as written', async () => {
     const seen: unknown[] = [];
-    let n = 0;
+    const flaky = flakyTwice();
     const server = new McpServer({ name: 's', version: '1' });
     server.registerTool('flaky', { annotations: { idempotentHint: true } }, async (extra) => {
       seen.push(extra._meta?.[ATTEMPT_META_KEY]);
-      n += 1;
-      return n < 3
-        ? (toolFailure({
-            class: 'reliability',
-            code: 'retryable_transient_error',
-            retryable: true,
-          }) as CallToolResult)
-        : { content: [{ type: 'text', text: 'ok' }] };
+      return flaky.answer();
     });
     const pair = await connectPair(server);
     const client = withToolRetry(pair.client, {

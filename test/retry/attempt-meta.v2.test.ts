@@ -1,24 +1,18 @@
 /** The attempt `_meta` key reaches an SDK 2.x server through an SDK 2.x client's `callTool`. */
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
-import type { CallToolResult } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { ATTEMPT_META_KEY, withToolRetry } from '../../src/retry/index.js';
-import { toolFailure } from '../../packages/tool-failure/src/index.js';
+import { flakyTwice } from '../helpers/flaky-tool.js';
 
 describe('attempt numbers with SDK 2.x', () => {
   it('attempts 2 and 3 carry _meta["dev.omcp/attempt"], attempt 1 does not', async () => {
     const seen: unknown[] = [];
+    const flaky = flakyTwice();
     const server = new McpServer({ name: 's2', version: '2.0.0' });
     server.registerTool('flaky', { annotations: { idempotentHint: true } }, async (ctx) => {
       seen.push(ctx.mcpReq._meta?.[ATTEMPT_META_KEY]);
-      return seen.length < 3
-        ? (toolFailure({
-            class: 'reliability',
-            code: 'retryable_transient_error',
-            retryable: true,
-          }) as CallToolResult)
-        : { content: [{ type: 'text', text: 'ok' }] };
+      return flaky.answer();
     });
     const client = new Client({ name: 'c2', version: '2.0.0' });
     const [ct, st] = InMemoryTransport.createLinkedPair();

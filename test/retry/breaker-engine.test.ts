@@ -2,9 +2,7 @@
  * The circuit breaker inside the retry engine (`circuitBreaker` policy option), with a real SDK
  * 1.x client and server, fake time, and in-memory span and metric exporters.
  */
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import type { DataPoint } from '@opentelemetry/sdk-metrics';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_MCP_TOOL_CALL_CIRCUIT_PREVIOUS_STATE,
@@ -22,41 +20,18 @@ import {
   readToolFailure,
 } from '../../packages/tool-failure/src/index.js';
 import { setupTracing } from '../helpers/otel.js';
-import { T0, drive, useFakeTime } from './fake-time.js';
+import { T0, drive } from './fake-time.js';
+import { metricPoints, useFakeTimeAndMeters } from './meters.js';
 import { fail, ok, transient, v1Pair } from './mcp-v1-pair.js';
 
 const { exporter } = setupTracing();
-
-class TestReader extends MetricReader {
-  protected override async onShutdown(): Promise<void> {}
-  protected override async onForceFlush(): Promise<void> {}
-}
-
-async function points(reader: MetricReader, name: string): Promise<DataPoint<number>[]> {
-  const { resourceMetrics } = await reader.collect();
-  return resourceMetrics.scopeMetrics
-    .flatMap((s) => s.metrics)
-    .filter((m) => m.descriptor.name === name)
-    .flatMap((m) => m.dataPoints as DataPoint<number>[]);
-}
 
 const idem = { idempotentHint: true };
 const half = (): number => 0.5;
 const breaker = { failureThreshold: 3, openMs: 1000 };
 
 describe('withToolRetry() with circuitBreaker', () => {
-  let reader: TestReader;
-  let meterProvider: MeterProvider;
-  beforeEach(() => {
-    exporter.reset();
-    reader = new TestReader();
-    meterProvider = new MeterProvider({ readers: [reader] });
-    useFakeTime();
-  });
-  afterEach(async () => {
-    vi.useRealTimers();
-    await meterProvider.shutdown();
-  });
+  const meters = useFakeTimeAndMeters(exporter);
 
   it('is off by default: every failing call is sent', async () => {
     const pair = await v1Pair({ down: { script: () => fail(transient()) } });
@@ -95,7 +70,10 @@ describe('withToolRetry() with circuitBreaker', () => {
 
   it('reliability failures open it; an open circuit answers at once with its own failure', async () => {
     const pair = await v1Pair({ down: { script: () => fail(transient()) } });
-    const client = withToolRetry(pair.client, { circuitBreaker: breaker, meterProvider });
+    const client = withToolRetry(pair.client, {
+      circuitBreaker: breaker,
+      meterProvider: meters.provider,
+    });
     // Not retried (no idempotentHint), answered in microtasks: no time passes.
     for (let i = 0; i < 3; i++) await client.callTool({ name: 'down' });
     expect(pair.calls.get('down')).toBe(3);
@@ -159,7 +137,7 @@ describe('withToolRetry() with circuitBreaker', () => {
   it('half-open lets one probe through; its success closes the circuit', async () => {
     let healthy = false;
     const pair = await v1Pair({ t: { script: () => (healthy ? ok() : fail(transient())) } });
-    const retry = createToolRetry({ circuitBreaker: breaker, meterProvider });
+    const retry = createToolRetry({ circuitBreaker: breaker, meterProvider: meters.provider });
     const client = retry.wrap(pair.client);
     for (let i = 0; i < 3; i++) await drive(client.callTool({ name: 't' }));
     await vi.advanceTimersByTimeAsync(1000);
@@ -277,10 +255,10 @@ describe('withToolRetry() with circuitBreaker', () => {
 
   it('exports the state per tool (1 for the current state) and counts transitions', async () => {
     const pair = await v1Pair({ t: { script: () => fail(transient()) } });
-    const retry = createToolRetry({ circuitBreaker: breaker, meterProvider });
+    const retry = createToolRetry({ circuitBreaker: breaker, meterProvider: meters.provider });
     const client = retry.wrap(pair.client);
     for (let i = 0; i < 3; i++) await drive(client.callTool({ name: 't' }));
-    const status = await points(reader, METRIC_MCP_TOOL_CALL_CIRCUIT_STATUS);
+    const status = await metricPoints(meters.reader, METRIC_MCP_TOOL_CALL_CIRCUIT_STATUS);
     expect(
       Object.fromEntries(
         status
@@ -290,7 +268,7 @@ describe('withToolRetry() with circuitBreaker', () => {
     ).toEqual({ closed: 0, open: 1, half_open: 0 });
     await vi.advanceTimersByTimeAsync(1000);
     await drive(client.callTool({ name: 't' })); // the probe fails: open again
-    const transitions = await points(reader, METRIC_MCP_TOOL_CALL_CIRCUIT_TRANSITIONS);
+    const transitions = await metricPoints(meters.reader, METRIC_MCP_TOOL_CALL_CIRCUIT_TRANSITIONS);
     expect(
       Object.fromEntries(
         transitions.map((p) => [p.attributes[ATTR_MCP_TOOL_CALL_CIRCUIT_STATE], p.value]),

@@ -32,14 +32,23 @@ export const transient = (over: Partial<ToolFailureInit> = {}): ToolFailureInit 
   ...over,
 });
 
-/** A real SDK 1.x client and McpServer over a linked in-memory pair, counting calls per tool. */
-export async function v1Pair(tools: Record<string, ToolSpec>): Promise<{
-  client: Client;
-  calls: Map<string, number>;
-  listCalls: () => number;
-  close: () => Promise<void>;
-}> {
-  const server = new McpServer({ name: 'retry-test-server', version: '1.0.0' });
+/**
+ * Registers each of `tools` on `server` (an McpServer of SDK 1.x or 2.x): its script answers
+ * the n-th call, counted per tool in the map returned.
+ */
+export function registerCountingTools<R>(
+  server: {
+    registerTool(
+      name: string,
+      config: { description: string; annotations?: ToolSpec['annotations'] },
+      callback: () => Promise<R>,
+    ): unknown;
+  },
+  tools: Record<
+    string,
+    { annotations?: ToolSpec['annotations']; script: (n: number) => R | Promise<R> }
+  >,
+): Map<string, number> {
   const calls = new Map<string, number>();
   for (const [name, spec] of Object.entries(tools)) {
     server.registerTool(
@@ -55,6 +64,18 @@ export async function v1Pair(tools: Record<string, ToolSpec>): Promise<{
       },
     );
   }
+  return calls;
+}
+
+/** A real SDK 1.x client and McpServer over a linked in-memory pair, counting calls per tool. */
+export async function v1Pair(tools: Record<string, ToolSpec>): Promise<{
+  client: Client;
+  calls: Map<string, number>;
+  listCalls: () => number;
+  close: () => Promise<void>;
+}> {
+  const server = new McpServer({ name: 'retry-test-server', version: '1.0.0' });
+  const calls = registerCountingTools(server, tools);
   let lists = 0;
   const client = new Client({ name: 'retry-test-client', version: '1.0.0' });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();

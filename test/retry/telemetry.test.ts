@@ -4,48 +4,23 @@ import {
   LoggerProvider,
   SimpleLogRecordProcessor,
 } from '@opentelemetry/sdk-logs';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import type { DataPoint } from '@opentelemetry/sdk-metrics';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ATTR_MCP_TOOL_CALL_ATTEMPT,
   EVENT_MCP_TOOL_CALL_RETRY,
   METRIC_MCP_TOOL_CALL_RETRIES,
 } from '../../src/semconv.js';
 import { PACKAGE_NAME, instrumentClient } from '../../src/index.js';
-import { withToolRetry } from '../../src/retry/index.js';
+import { withToolRetry, type ToolRetryPolicy } from '../../src/retry/index.js';
 import { setupTracing } from '../helpers/otel.js';
-import { drive, useFakeTime } from './fake-time.js';
+import { drive } from './fake-time.js';
+import { metricPoints, useFakeTimeAndMeters } from './meters.js';
 import { fail, failTimes, transient, v1Pair } from './mcp-v1-pair.js';
 
 const { exporter } = setupTracing();
 
-class TestReader extends MetricReader {
-  protected override async onShutdown(): Promise<void> {}
-  protected override async onForceFlush(): Promise<void> {}
-}
-
-async function retriesPoints(reader: MetricReader): Promise<DataPoint<number>[]> {
-  const { resourceMetrics } = await reader.collect();
-  return resourceMetrics.scopeMetrics
-    .flatMap((s) => s.metrics)
-    .filter((m) => m.descriptor.name === METRIC_MCP_TOOL_CALL_RETRIES)
-    .flatMap((m) => m.dataPoints as DataPoint<number>[]);
-}
-
 describe('retry telemetry', () => {
-  let reader: TestReader;
-  let meterProvider: MeterProvider;
-  beforeEach(() => {
-    exporter.reset();
-    reader = new TestReader();
-    meterProvider = new MeterProvider({ readers: [reader] });
-    useFakeTime();
-  });
-  afterEach(async () => {
-    vi.useRealTimers();
-    await meterProvider.shutdown();
-  });
+  const meters = useFakeTimeAndMeters(exporter);
 
   it('one INTERNAL span covers all attempts; each attempt runs in its context with its number', async () => {
     const pair = await v1Pair({
@@ -60,7 +35,7 @@ describe('retry telemetry', () => {
     const client = withToolRetry(pair.client, {
       random: () => 0.5,
       retryBudget: false,
-      meterProvider,
+      meterProvider: meters.provider,
     });
     await drive(client.callToolWithRetry({ name: 'flaky', arguments: {} }));
 
@@ -105,7 +80,7 @@ describe('retry telemetry', () => {
       },
     ]);
 
-    const points = await retriesPoints(reader);
+    const points = await metricPoints(meters.reader, METRIC_MCP_TOOL_CALL_RETRIES);
     expect(points).toHaveLength(1);
     expect(points[0]?.value).toBe(2);
     expect(points[0]?.attributes).toEqual({
@@ -129,7 +104,7 @@ describe('retry telemetry', () => {
       maxAttempts: 2,
       random: () => 0,
       retryBudget: false,
-      meterProvider,
+      meterProvider: meters.provider,
     });
     await drive(client.callToolWithRetry({ name: 'down' }));
     await client.callToolWithRetry({ name: 'denied' });
@@ -157,7 +132,7 @@ describe('retry telemetry', () => {
     });
     expect(denied?.events).toEqual([]);
 
-    const points = await retriesPoints(reader);
+    const points = await metricPoints(meters.reader, METRIC_MCP_TOOL_CALL_RETRIES);
     const byTool = Object.fromEntries(
       points.map((p) => [String(p.attributes['gen_ai.tool.name']), p]),
     );
@@ -174,16 +149,33 @@ describe('retry telemetry', () => {
     await pair.close();
   });
 
+  /**
+   * withToolRetry, with `options`, this test's meter provider and an in-memory log exporter,
+   * over a pair whose tool `hang` answers after 1 s.
+   */
+  async function hangingWithLogs(
+    options: Pick<ToolRetryPolicy, 'exceptionSignal' | 'maxFailureLogsPerSecond'>,
+  ) {
+    const logExporter = new InMemoryLogRecordExporter();
+    const loggerProvider = new LoggerProvider({
+      processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
+    });
+    const pair = await v1Pair({
+      hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
+    });
+    const client = withToolRetry(pair.client, {
+      meterProvider: meters.provider,
+      loggerProvider,
+      ...options,
+    });
+    return { logExporter, loggerProvider, pair, client };
+  }
+
   for (const exceptionSignal of ['logs', 'logs/dup'] as const) {
     it(`a thrown error ends the span with outcome error, the exception in a log record (${exceptionSignal})`, async () => {
-      const logExporter = new InMemoryLogRecordExporter();
-      const loggerProvider = new LoggerProvider({
-        processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
+      const { logExporter, loggerProvider, pair, client } = await hangingWithLogs({
+        exceptionSignal,
       });
-      const pair = await v1Pair({
-        hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
-      });
-      const client = withToolRetry(pair.client, { meterProvider, loggerProvider, exceptionSignal });
       await expect(
         drive(client.callTool({ name: 'hang' }, undefined, { timeout: 100 })),
       ).rejects.toMatchObject({ code: -32001 });
@@ -218,16 +210,7 @@ describe('retry telemetry', () => {
     // Only that clock is faked here: the SDK's request timeouts run on real timers, and budget
     // time passes only when the test advances it, however long the calls take.
     vi.useFakeTimers({ toFake: ['performance'] });
-    const logExporter = new InMemoryLogRecordExporter();
-    const loggerProvider = new LoggerProvider({
-      processors: [new SimpleLogRecordProcessor({ exporter: logExporter })],
-    });
-    const pair = await v1Pair({
-      hang: { script: () => new Promise((r) => setTimeout(() => r({ content: [] }), 1_000)) },
-    });
-    const client = withToolRetry(pair.client, {
-      meterProvider,
-      loggerProvider,
+    const { logExporter, loggerProvider, pair, client } = await hangingWithLogs({
       maxFailureLogsPerSecond: 2,
     });
     const timedOut = () =>
@@ -257,9 +240,15 @@ describe('retry telemetry', () => {
         script: () => fail(transient({ retryNotBefore: Date.now() + 60_000 })),
       },
     });
-    const client = withToolRetry(pair.client, { maxElapsedMs: 10_000, meterProvider });
+    const client = withToolRetry(pair.client, {
+      maxElapsedMs: 10_000,
+      meterProvider: meters.provider,
+    });
     await client.callToolWithRetry({ name: 'later' });
-    const patient = withToolRetry(pair.client, { maxElapsedMs: 120_000, meterProvider });
+    const patient = withToolRetry(pair.client, {
+      maxElapsedMs: 120_000,
+      meterProvider: meters.provider,
+    });
     const controller = new AbortController();
     const pending = patient.callTool({ name: 'later' }, undefined, { signal: controller.signal });
     pending.catch(() => undefined);

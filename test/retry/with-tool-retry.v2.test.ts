@@ -6,6 +6,7 @@ import { withToolRetry } from '../../src/retry/index.js';
 import { toolFailure } from '../../packages/tool-failure/src/index.js';
 import type { ToolFailureInit } from '../../packages/tool-failure/src/index.js';
 import { T0, drive, flush, useFakeTime } from './fake-time.js';
+import { registerCountingTools } from './mcp-v1-pair.js';
 
 /** A real SDK 2.x client and server over a linked in-memory pair. */
 async function v2Pair(
@@ -15,21 +16,7 @@ async function v2Pair(
   >,
 ): Promise<{ client: Client; calls: Map<string, number>; close: () => Promise<void> }> {
   const server = new McpServer({ name: 'retry-test-server-v2', version: '2.0.0' });
-  const calls = new Map<string, number>();
-  for (const [name, spec] of Object.entries(tools)) {
-    server.registerTool(
-      name,
-      {
-        description: `test tool ${name}`,
-        ...(spec.annotations ? { annotations: spec.annotations } : {}),
-      },
-      async () => {
-        const n = (calls.get(name) ?? 0) + 1;
-        calls.set(name, n);
-        return spec.script(n);
-      },
-    );
-  }
+  const calls = registerCountingTools(server, tools);
   const client = new Client({ name: 'retry-test-client-v2', version: '2.0.0' });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);

@@ -3,21 +3,15 @@
 // stdio. Prints one JSON line: per scenario, what the model was handed on its next turn (the AI
 // SDK's own conversion of the tool result), the model's whole input (every turn's prompt, as
 // JSON), the result the application keeps, and the calls the server received.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { toolCallReportOf } from '@omcp/instrumentation-mcp/retry';
 import { withToolFailures } from '@omcp/instrumentation-mcp/frameworks/ai-sdk';
+import { callLog } from './call-log.mjs';
 
-const CALL_LOG = new URL('./calls-ai-sdk.jsonl', import.meta.url).pathname;
-writeFileSync(CALL_LOG, '');
-const calls = () =>
-  readFileSync(CALL_LOG, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+const { path: CALL_LOG, calls } = callLog('ai-sdk');
 const stdio = () =>
   new Experimental_StdioMCPTransport({
     command: process.execPath,

@@ -6,7 +6,6 @@
 // its next turn, the model's whole input (every turn's messages as a chat model sends them: the
 // artifact, which LangChain never sends a model, left out), the failure object in the artifact,
 // the trace ID and the server's calls.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { trace } from '@opentelemetry/api';
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
@@ -14,14 +13,9 @@ import { MultiServerMCPClient, loadMcpTools } from '@langchain/mcp-adapters';
 import { createAgent, toolRetryMiddleware } from 'langchain';
 import { withToolFailures } from '@omcp/instrumentation-mcp/frameworks/langchain';
 import { toolFailureOfArtifact } from '@omcp/instrumentation-mcp/frameworks/langchain';
+import { callLog } from './call-log.mjs';
 
-const CALL_LOG = new URL('./calls-langchain.jsonl', import.meta.url).pathname;
-writeFileSync(CALL_LOG, '');
-const calls = () =>
-  readFileSync(CALL_LOG, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+const { path: CALL_LOG, calls } = callLog('langchain');
 const tracer = trace.getTracer('langchain-agent');
 
 const mcp = new MultiServerMCPClient({
