@@ -11,13 +11,12 @@ import { spawn } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect } from 'vitest';
-import { repoPath, run, tempDir } from '../observability/helpers.js';
+import { freePort, repoPath, run, tempDir } from '../observability/helpers.js';
 import { runtimeOf } from '../helpers/runtimes.js';
 import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
 import {
   callToolsOver,
   failureOf,
-  freePort,
   type Calls,
   type Outcome,
 } from '../frameworks/server-install.js';
