@@ -45,15 +45,30 @@ function serverEnv(extra) {
 }
 
 /**
+ * The per-line rows' variants, run in a user's project (bench/lib/coldstart-lines.mjs): its
+ * `server.mjs` bare, and under the register entry the project installed.
+ */
+export const PROJECT_VARIANTS = {
+  bare: { args: [] },
+  register: { args: ['--import', '@omcp/instrumentation-mcp/register'] },
+};
+
+/**
  * Starts `variant`'s server, calls `echo`, and stops it (stdin closed: it ends by itself, and a
  * span it holds is exported on the way out). `ms` is spawn to answer; `answer` the tool's text;
- * `stderr` what the server printed.
+ * `stderr` what the server printed. `project`: run `node` (a Node.js binary) in that user's
+ * project, with {@link PROJECT_VARIANTS}; else this build's tree on this Node.js.
  */
-export async function coldStart(variant, { env = {}, nodeArgs = [] } = {}) {
+export async function coldStart(variant, { env = {}, nodeArgs = [], project, node } = {}) {
+  const [args, server, extra] =
+    project === undefined
+      ? [VARIANTS[variant].args, SERVER, VARIANTS[variant].env]
+      : [PROJECT_VARIANTS[variant].args, 'server.mjs', undefined];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...nodeArgs, ...VARIANTS[variant].args, SERVER],
-    env: serverEnv({ ...VARIANTS[variant].env, ...env }),
+    command: node ?? process.execPath,
+    args: [...nodeArgs, ...args, server],
+    env: serverEnv({ ...extra, ...env }),
+    cwd: project,
     stderr: 'pipe',
   });
   let stderr = '';

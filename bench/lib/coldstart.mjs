@@ -3,16 +3,15 @@
 // in paired, interleaved rounds (each round runs every row once, in an order that rotates), read
 // as medians of the paired differences over bare with bootstrap intervals; then where the time
 // goes, from a CPU profile of each of bare and the register entry, by package.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { coldStart, VARIANTS } from './coldstart-run.mjs';
+import { LIMITS_MS, LINES, lineProject, nodeBinary } from './coldstart-lines.mjs';
 import { profileByOwner } from './coldstart-profile.mjs';
 import { differenceInterval, median } from './stats.mjs';
-
-/** The target: what the register entry may add to time-to-first-answer over bare, in ms. */
-export const LIMIT_MS = 150;
 
 const ROWS = {
   bare: 'bare (node server.mjs)',
@@ -99,6 +98,59 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
+/** `+N ms (95% interval A to B)` of a row measured over bare. */
+const overText = (row) =>
+  `${row.over >= 0 ? '+' : ''}${row.over.toFixed(0)} ms (95% interval ${row.interval.map((x) => x.toFixed(0)).join(' to ')})`;
+
+/**
+ * The targets: on each Node.js line, in a user's project (bench/lib/coldstart-lines.mjs), bare
+ * and under the register entry in paired rounds whose order alternates. Each line's start is
+ * checked first: the tool answers and the server's stderr holds the entry's one line only.
+ */
+async function perLine({ say, target, verdictOf }, pairs) {
+  say('\nOn each Node.js line, in a fresh install of the packed tarballs (user project):\n');
+  say(`${'line'.padEnd(44)}${'bare ms'.padStart(9)}  register entry over bare, ${pairs} pairs`);
+  const rows = [];
+  // BENCH_COLDSTART_LINES: the rows to run, e.g. `20:2.x,26:3.x` (every row by default).
+  const only = process.env.BENCH_COLDSTART_LINES?.split(',');
+  for (const { node, otel } of LINES) {
+    if (only !== undefined && !only.includes(`${node}:${otel}`)) continue;
+    const binary = nodeBinary(node);
+    const name = `Node.js ${node}, OpenTelemetry JS ${otel}`;
+    if (binary.path === undefined) {
+      say(`${name.padEnd(44)} not measured: ${binary.reason}`);
+      continue;
+    }
+    const at = { project: lineProject(otel), node: binary.path };
+    const first = await coldStart('register', at);
+    const lines = first.stderr.trim().split('\n');
+    if (first.answer !== 'cold' || lines.length !== 1 || !lines[0].includes(`JS ${otel} started`))
+      throw new Error(`cold start ${name}: answer ${first.answer}, stderr:\n${first.stderr}`);
+    const ms = { bare: [], register: [] };
+    for (let r = 0; r < pairs; r++)
+      for (const v of r % 2 === 0 ? ['bare', 'register'] : ['register', 'bare'])
+        ms[v].push((await coldStart(v, at)).ms);
+    const version = execFileSync(binary.path, ['--version'], { encoding: 'utf8' }).trim();
+    const row = {
+      node,
+      version,
+      otel,
+      bare: median(ms.bare),
+      over: median(ms.register.map((x, i) => x - ms.bare[i])),
+      interval: differenceInterval(ms.register, ms.bare),
+      ms,
+    };
+    rows.push(row);
+    say(`${`${name} (${version})`.padEnd(44)}${row.bare.toFixed(0).padStart(9)}  ${overText(row)}`);
+    target(
+      `cold start on Node.js ${node} (${otel}): the register entry adds ≤ ${LIMITS_MS[node]} ms to time-to-first-answer over bare`,
+      verdictOf(row.interval, LIMITS_MS[node]),
+      `${version}: ${overText(row)}, ${pairs} pairs`,
+    );
+  }
+  return rows;
+}
+
 /** The section; `verdictOf` and `target` are the report's own. */
 export async function coldstartSection({ say, target, verdictOf }) {
   const pairs = Math.max(1, Number(process.env.BENCH_COLDSTART_PAIRS ?? '20'));
@@ -108,6 +160,8 @@ export async function coldstartSection({ say, target, verdictOf }) {
   );
   say('\n## Cold start: spawn to the first tools/call answer (SDK 1.x stdio server, one tool)\n');
   say(`load average before: ${load()} (${os.cpus().length} cores); exporters: none`);
+  const lines = await perLine({ say, target, verdictOf }, pairs);
+  say(`\nIn this repository's tree on Node.js ${process.versions.node} (context, no target):\n`);
   const checked = await check(variants, say);
   const ms = Object.fromEntries(variants.map((v) => [v, []]));
   for (let r = 0; r < pairs; r++) {
@@ -131,17 +185,9 @@ export async function coldstartSection({ say, target, verdictOf }) {
       row.interval = differenceInterval(ms[v], ms.bare);
     }
     rows[v] = row;
-    const over =
-      row.over === undefined
-        ? ''
-        : `${row.over >= 0 ? '+' : ''}${row.over.toFixed(0)} ms (95% interval ${row.interval.map((x) => x.toFixed(0)).join(' to ')})`;
+    const over = row.over === undefined ? '' : overText(row);
     say(`${ROWS[v].padEnd(68)}${row.median.toFixed(0).padStart(10)}  ${over}`);
   }
-  target(
-    `cold start: the register entry adds ≤ ${LIMIT_MS} ms to time-to-first-answer over bare`,
-    verdictOf(rows.register.interval, LIMIT_MS),
-    `+${rows.register.over.toFixed(0)} ms (95% interval ${rows.register.interval.map((x) => x.toFixed(0)).join(' to ')}), ${pairs} pairs`,
-  );
   const profiles =
     process.env.BENCH_COLDSTART_PROFILE === '0' ? {} : await profile(['bare', 'register']);
   if (profiles.register !== undefined) {
@@ -154,5 +200,5 @@ export async function coldstartSection({ say, target, verdictOf }) {
         `${r.owner.padEnd(40)}${r.ms.toFixed(0).padStart(10)}${(base.get(r.owner) ?? 0).toFixed(0).padStart(10)}`,
       );
   }
-  return { pairs, ms, rows, checked, profiles, load: os.loadavg() };
+  return { pairs, lines, ms, rows, checked, profiles, load: os.loadavg() };
 }

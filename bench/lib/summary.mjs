@@ -48,7 +48,7 @@ function alloc(a) {
 const gateway = (g) => pick(g, ['settings', 'seconds', 'telemetry', 'summary']);
 
 /** The cold-start section: each row's figure and the profiles, without every start's time. */
-const coldstart = (c) => pick(c, ['pairs', 'rows', 'checked', 'profiles', 'load']);
+const coldstart = (c) => pick(c, ['pairs', 'lines', 'rows', 'checked', 'profiles', 'load']);
 
 /** The volume section: the per-call figures, without the runs and their decoded bodies. */
 const volume = (v) => pick(v, ['settings', 'policies', 'summary']);

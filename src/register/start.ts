@@ -9,6 +9,7 @@ import { loadClassificationRules } from '@omcp/tool-failure';
 import { CAPTURE_MESSAGE_CONTENT_ENV, parseEnvFlag } from '../shared/config.js';
 import type { McpInstrumentationConfig } from '../types.js';
 import { onLoaderThread } from './loader-thread.js';
+import { requireSelectedOnUse } from './lazy-parts.js';
 
 /** Options read from the environment, besides the SDK's own `OTEL_*` variables. */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): McpInstrumentationConfig {
@@ -216,7 +217,10 @@ export function loadSdk(from: readonly string[] = []): SdkLine {
         : version;
     const mismatch = lineMismatch(version, line, apiVersion);
     if (mismatch !== undefined) throw new LineMismatchError(mismatch);
-    const { NodeSDK: Sdk } = sdkRequire(SDK_NODE) as { NodeSDK: typeof NodeSDK };
+    // Its exporters and propagators load when NodeSDK builds one (what OTEL_* selects), not all.
+    const { NodeSDK: Sdk } = requireSelectedOnUse(sdkRequire, SDK_NODE, path) as {
+      NodeSDK: typeof NodeSDK;
+    };
     return {
       NodeSDK: Sdk,
       version,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_NAME } from '../../src/version.js';
 import { TOOL_FAILURE_META_KEY } from '../../packages/tool-failure/src/constants.js';
-import { runtimes } from '../helpers/runtimes.js';
+import { runtimeOf } from '../helpers/runtimes.js';
 import { FIXTURES_DIR, aiSdkCases, aiSdkFixture, platforms, type AiSdkCase } from './cases.js';
 import { childEnv, limited, runChild, useLinePackages } from './children.js';
 import {
@@ -26,7 +26,7 @@ import {
 
 const CHILD_TIMEOUT_MS = 60_000;
 const HEX32 = /^[0-9a-f]{32}$/;
-const NODE = new Map(runtimes().map((r) => [r.major, r.node]));
+const NODE = new Map(platforms().map((p) => [p.node, runtimeOf(p.node).node]));
 const fixture = aiSdkFixture();
 const shared = join(FIXTURES_DIR, 'matrix-shared');
 

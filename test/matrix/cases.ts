@@ -33,7 +33,7 @@ export interface OtelLine {
 
 /** A Node.js major and the OpenTelemetry JS line the matrix runs on it. */
 export interface Platform {
-  node: 20 | 24;
+  node: 20 | 26;
   line: OtelLine;
 }
 
@@ -75,8 +75,9 @@ function otelLine(
 }
 
 /**
- * Node.js 20 with the 2.x line (the repository's own devDependencies) and Node.js 24 with the
- * 3.x line (test/fixtures/otel-3.x/, which needs Node.js >= 22.15).
+ * Node.js 20 with the 2.x line (the repository's own devDependencies) and Node.js 26, the active LTS
+ * line, with the 3.x line (test/fixtures/otel-3.x/, which needs Node.js >= 22.15). Node.js 22 and 24
+ * run both lines in the packaging tests (test/packaging/lines.test.ts).
  */
 export function platforms(): Platform[] {
   const otel3 = join(FIXTURES_DIR, 'otel-3.x');
@@ -91,7 +92,7 @@ export function platforms(): Platform[] {
       ),
     },
     {
-      node: 24,
+      node: 26,
       line: otelLine(
         '3.x',
         join(otel3, 'package.json'),

@@ -3,7 +3,7 @@ import { join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_NAME } from '../../src/version.js';
 import { TOOL_FAILURE_META_KEY } from '../../packages/tool-failure/src/constants.js';
-import { runtimes } from '../helpers/runtimes.js';
+import { runtimeOf } from '../helpers/runtimes.js';
 import {
   FIXTURES_DIR,
   HTTP_EXPECTED,
@@ -29,7 +29,7 @@ import { childEnv, limited, runChild, useLinePackages } from './children.js';
  * The version matrix: every fixture SDK (test/fixtures/sdk-<version>/, installed by
  * scripts/install-fixtures.mjs) under CommonJS and ES modules, in the three ways of enabling
  * the instrumentation, with McpServer and the low-level Server, on two platforms: Node.js 20
- * with the OpenTelemetry JS 2.x line and Node.js 24 with the 3.x line. Each case is a child
+ * with the OpenTelemetry JS 2.x line and Node.js 26 with the 3.x line. Each case is a child
  * process whose client calls a failing and a succeeding tool; spans reach the test over
  * OTLP/HTTP JSON.
  *
@@ -56,7 +56,7 @@ const CHILD_TIMEOUT_MS = 30_000;
 /** Through the proxy three processes start (app, proxy, upstream), each loading OpenTelemetry. */
 const PROXY_CHILD_TIMEOUT_MS = 75_000;
 const HEX32 = /^[0-9a-f]{32}$/;
-const NODE = new Map(runtimes().map((r) => [r.major, r.node]));
+const NODE = new Map(platforms().map((p) => [p.node, runtimeOf(p.node).node]));
 
 /** What a fixture app prints as its last stdout line. */
 interface AppReport {

@@ -1,8 +1,9 @@
 /**
- * The cold-start section of `npm run bench` at a tiny scale (one round): every row starts the
- * server and gets the tool's answer, the register entry and the NodeSDK path export the server's
- * spans to a local OTLP receiver, and the table, the profile by package and the target's verdict
- * are printed. The figures mean nothing at this scale; what is checked is that the section
+ * The cold-start section of `npm run bench` at a tiny scale (one round, the per-line row of
+ * Node.js 20 only): every row starts the server and gets the tool's answer, the register entry and
+ * the NodeSDK path export the server's spans to a local OTLP receiver, the per-line row runs in a
+ * fresh install of the packed tarballs, and the tables, the profile by package and the target's
+ * verdict are printed. The figures mean nothing at this scale; what is checked is that the section
  * measures what it says.
  */
 import { existsSync } from 'node:fs';
@@ -23,6 +24,12 @@ const ROWS = [
 interface Record {
   coldstart: {
     pairs: number;
+    lines: Array<{
+      node: number;
+      otel: string;
+      over: number;
+      ms: { bare: number[]; register: number[] };
+    }>;
     ms: { [row: string]: number[] };
     rows: { [row: string]: { median: number; over?: number; interval?: [number, number] } };
     checked: { [row: string]: { answer: string; spans: string[] } };
@@ -39,7 +46,7 @@ describe('npm run bench, cold-start section (tiny scale)', () => {
       throw new Error('dist/ is missing: the benchmark runs the built package (npm run build)');
     const run = runBenchSection(
       NAME,
-      { BENCH_ONLY: 'coldstart', BENCH_COLDSTART_PAIRS: '1' },
+      { BENCH_ONLY: 'coldstart', BENCH_COLDSTART_PAIRS: '1', BENCH_COLDSTART_LINES: '20:2.x' },
       220_000,
     );
     expect(run.stderr).toBe('');
@@ -74,8 +81,19 @@ describe('npm run bench, cold-start section (tiny scale)', () => {
     expect(c.profiles.bare?.profiles).toBeGreaterThan(0);
     expect(c.profiles.register?.rows.map((r) => r.owner)).toContain('@omcp/instrumentation-mcp');
     expect(out).toContain('CPU self time by package');
-    const verdict = record.targets.find((t) => t.name.startsWith('cold start: the register entry'));
+    // The per-line row: one pair in the user's project, read against its own bare start.
+    const [line, ...others] = c.lines;
+    expect(others).toEqual([]);
+    expect(line).toMatchObject({ node: 20, otel: '2.x' });
+    expect(line!.ms.bare).toHaveLength(1);
+    expect(line!.over).toBeCloseTo(line!.ms.register[0]! - line!.ms.bare[0]!, 6);
+    expect(out).toMatch(/^Node\.js 20, OpenTelemetry JS 2\.x \(v20\.\d+\.\d+\) +\d+ +[+-]\d+ ms/m);
+    const verdict = record.targets.find((t) => t.name.startsWith('cold start on Node.js 20 (2.x)'));
     expect(['PASS', 'FAIL', 'UNCLEAR']).toContain(verdict?.verdict);
-    expect(out).toMatch(/^(PASS|FAIL|UNCLEAR) +cold start: the register entry adds ≤ 150 ms/m);
+    expect(out).toMatch(
+      /^(PASS|FAIL|UNCLEAR) +cold start on Node\.js 20 \(2\.x\): the register entry adds ≤ 150 ms/m,
+    );
+    // Only the per-line rows are targets: the rows in this repository's tree are context.
+    expect(record.targets.filter((t) => t.name.startsWith('cold start')).length).toBe(1);
   }, 240_000);
 });
