@@ -11,6 +11,8 @@
 // differences to the baseline), with a 95 % interval that resamples processes, then rounds; it
 // reads REGRESSION, SAME or FASTER at ±5 % (bench/lib/verdicts.mjs), or UNCLEAR.
 //
+// `npm run bench:compare` alone builds this tree and holds it to the recorded baseline
+// (bench/baseline.json); with one build named, that build against the baseline.
 // A and B: a commit (anything `git rev-parse` takes: exported with `git archive` into
 // /tmp/omcp-compare/<sha> with this tree's node_modules linked in, its ES modules built there with
 // its own compiler settings, kept for the next run), `worktree` (this tree's sources, built now)
@@ -30,6 +32,7 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -95,10 +98,14 @@ function buildOf(spec) {
     const tsc = `${root}/node_modules/typescript/bin/tsc`;
     // A commit with the data-model package builds its ES modules half first, beside its own.
     const model = `${partial}/packages/tool-failure`;
-    if (existsSync(`${model}/tsconfig.json`)) {
+    // Its ES modules project: tsconfig.build.json since each package builds itself (tsc -b).
+    const modelProject = ['tsconfig.build.json', 'tsconfig.json']
+      .map((name) => `${model}/${name}`)
+      .find((file) => existsSync(file));
+    if (modelProject !== undefined) {
       const made = spawnSync(
         process.execPath,
-        [tsc, '-p', `${model}/tsconfig.json`, '--outDir', `${model}/dist/esm`],
+        [tsc, '-p', modelProject, '--outDir', `${model}/dist/esm`],
         { cwd: partial, stdio: 'inherit' },
       );
       if (made.status !== 0)
@@ -191,9 +198,13 @@ function readingOf(runs) {
   return overallChange(['ok', 'fail'].map((s) => scenarioOf(runs, s).reading));
 }
 
-const [specA, specB] = process.argv.slice(2);
-if (specA === undefined || specB === undefined)
-  stop('usage: npm run bench:compare -- <A> <B>, each a commit, `worktree` or `dist`');
+/** The baseline every change is held to (bench/baseline.json), not the previous session's head. */
+const BASELINE = JSON.parse(readFileSync(here('./baseline.json'), 'utf8')).commit;
+// No build named: this tree, built now, against the baseline; one named: that build against it.
+const args = process.argv.slice(2);
+if (args.length > 2)
+  stop('usage: npm run bench:compare [-- [<A>] <B>], each a commit, `worktree` or `dist`');
+const [specA, specB] = args.length === 2 ? args : [BASELINE, args[0] ?? 'worktree'];
 const started = Date.now();
 const builds = { a: buildOf(specA), b: buildOf(specB) };
 const staging = here(`./.compare/${process.pid}`);

@@ -1,5 +1,5 @@
 // The gateway section's table and targets, from gatewayBench's rounds (bench/lib/gateway-run.mjs).
-import { BRIDGES, GATEWAY_ROWS, OURS } from './gateway-rows.mjs';
+import { BRIDGES, GATEWAY_ROWS, RELAY, TRACING_LIMIT_MS } from './gateway-rows.mjs';
 import { differenceInterval, median, ratioInterval } from './stats.mjs';
 
 const ms = (x) => (Number.isFinite(x) ? x.toFixed(1) : '-');
@@ -43,9 +43,10 @@ function versus(ours, theirs, p) {
 }
 
 /**
- * Prints the table of each load and records the targets: at each load, each of this package's
- * rows has p50 and p99 no worse than either bridge's (a bridge that failed calls at a load is
- * named and left out of that comparison; our row failing any call fails the target).
+ * Prints the table of each load and records the targets: at each load, the untraced relay has
+ * p50 and p99 no worse than either bridge's (a bridge that failed calls at a load is named and
+ * left out of that comparison; the relay failing any call fails the target), and with one call in
+ * flight tracing adds at most {@link TRACING_LIMIT_MS} ms to its p50.
  */
 export function reportGateway(r, { say, target, verdictOf, loadAverage }) {
   say(
@@ -68,9 +69,26 @@ export function reportGateway(r, { say, target, verdictOf, loadAverage }) {
         `  ${pad(row, 20)}${lpad(ms(s.p50), 9)}${lpad(ms(s.p99), 9)}${lpad(add(s.added50), 28)}${lpad(add(s.added99), 28)}${lpad(Number.isFinite(s.callsPerCpuSecond) ? s.callsPerCpuSecond.toFixed(0) : '-', 13)}${lpad(mib(s.rootRss), 9)}${lpad(mib(s.rss), 6)}  ${s.errors === 0 ? 'none' : `${s.errors} of ${s.calls}: ${s.firstError}`}`,
       );
     }
-    for (const row of OURS) gatewayTarget(load, row, rows, out[load], target, verdictOf);
+    gatewayTarget(load, RELAY, rows, out[load], target, verdictOf);
+    if (load === '1') tracingTarget(rows, out[load], target, verdictOf);
   }
   return out;
+}
+
+/** The traced relay's p50 over the untraced one's, per round, with its interval. */
+function tracingTarget(rows, summary, target, verdictOf) {
+  const name = `gateway, 1 in flight: tracing adds ≤ ${TRACING_LIMIT_MS} ms to the relay's p50`;
+  if (summary.omcp.errors > 0)
+    return target(name, 'FAIL', `${summary.omcp.errors} of ${summary.omcp.calls} calls failed`);
+  const traced = rows.omcp.map((r) => r.p50);
+  const untraced = rows[RELAY].map((r) => r.p50);
+  const added = median(traced.map((x, i) => x - untraced[i]));
+  const interval = differenceInterval(traced, untraced);
+  target(
+    name,
+    verdictOf(interval, TRACING_LIMIT_MS),
+    `${added >= 0 ? '+' : ''}${added.toFixed(2)} ms (95% interval ${interval.map((x) => x.toFixed(2)).join(' to ')})`,
+  );
 }
 
 function gatewayTarget(load, row, rows, summary, target, verdictOf) {
