@@ -20,7 +20,7 @@
 // bench/.compare/, so that both resolve every dependency to this tree's files and each is a module
 // instance of its own even when A and B are the same build.
 //
-// Settings: COMPARE_PROCESSES (8), COMPARE_CALLS (calls per pair and scenario in each process,
+// Settings: COMPARE_NODE_ARGS (Node options of the measuring processes), COMPARE_PROCESSES (8), COMPARE_CALLS (calls per pair and scenario in each process,
 // 4000), COMPARE_WARMUP (calls per pair before them; as many, up to 3000), COMPARE_MAX_PROCESSES
 // (12: while a reading is UNCLEAR, two more processes at a time up to this many). COMPARE_SLOWDOWN
 // (the smoke test's): B's pair burns this fraction of its own overhead in every call, a real
@@ -53,6 +53,8 @@ const calls = String(Math.max(200, Number(process.env.COMPARE_CALLS ?? '4000')))
 const warmup = String(Math.min(3000, Number(process.env.COMPARE_WARMUP ?? calls)));
 const maxProcesses = Math.max(processes, Number(process.env.COMPARE_MAX_PROCESSES ?? '12'));
 const slowdown = process.env.COMPARE_SLOWDOWN;
+/** Node options of the measuring processes (COMPARE_NODE_ARGS), e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`. */
+const nodeArgs = process.env.COMPARE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 
 /** Stops the run with one line saying what to do. */
 function stop(message) {
@@ -141,7 +143,7 @@ function stage(dist, dir) {
 /** Runs measuring process `p`; returns its record. */
 function measureOne(dirs, p) {
   process.stdout.write(`process ${p + 1}/${Math.max(processes, p + 1)}\r`);
-  const run = spawnSync(process.execPath, [here('./lib/inprocess.mjs')], {
+  const run = spawnSync(process.execPath, [...nodeArgs, here('./lib/inprocess.mjs')], {
     cwd: here('.'),
     env: {
       ...process.env,
