@@ -61,7 +61,12 @@ export function describeWorker(c: WorkerCase): void {
   describe(c.title, () => {
     beforeAll(async () => {
       receiver = await startOtlpReceiver();
-      project = await workerProject(pack(), [c.files.worker, c.files.config, 'client.mjs']);
+      project = await workerProject(pack(), [
+        c.files.worker,
+        c.files.config,
+        'telemetry.mjs',
+        'client.mjs',
+      ]);
       bundle = await bundleWorker(project, c.files.config);
       worker = await startWorker(bundle, join(project, c.files.config), {
         OTLP_ENDPOINT: receiver.url,
@@ -139,7 +144,9 @@ export function describeWorker(c: WorkerCase): void {
         while (!receiver.logs.some((l) => l.traceId === traceId) && Date.now() < deadline)
           await new Promise((resolve) => setTimeout(resolve, 50));
         const record = receiver.logs.find((l) => l.traceId === traceId);
-        expect(record?.body, label).toBe(
+        // On a miss, what did arrive (a record in another trace, or none at all).
+        const seen = receiver.logs.map((l) => `${l.traceId ?? '-'} ${String(l.body)}`);
+        expect(record?.body, `${label}; received: ${seen.join(' | ') || 'no log records'}`).toBe(
           `tools/call ${CALLS[label].name} failed (${failure.class as string}/${failure.code as string}, correlationId ${traceId})`,
         );
         expect(record?.attributes['mcp.tool.failure.code'], label).toBe(failure.code);

@@ -37,9 +37,10 @@ describe('the documented Workers', () => {
       ['workers-agents', 'agents-worker.mjs'],
       ['workers-mcp-agent', 'mcp-agent-worker.mjs'],
     ] as const) {
+      // Each Worker with the OpenTelemetry SDK it imports, as the docs show them in one piece.
       const lines = new Set(
-        readFileSync(join(FIXTURE, file), 'utf8')
-          .split('\n')
+        [file, 'telemetry.mjs']
+          .flatMap((f) => readFileSync(join(FIXTURE, f), 'utf8').split('\n'))
           .map((l) => l.trim()),
       );
       const shown = documented(name);
