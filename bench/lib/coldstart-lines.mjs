@@ -7,21 +7,30 @@
 // read slower than any user's install.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MCP_SDK, STACKS as APPLICATION_STACKS } from '../../scripts/otel-stacks.mjs';
 import { ROOT, workspaceDependencies } from '../../scripts/workspace.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
 /** What each OpenTelemetry JS line's application installs (sdk-node and its api). */
 export const STACKS = {
-  '2.x': ['@opentelemetry/api@1.9.1', '@opentelemetry/sdk-node@0.223.0'],
-  '3.x': ['@opentelemetry/api@1.10.0', '@opentelemetry/sdk-node@0.301.0'],
+  '2.x': APPLICATION_STACKS['sdk-node 2.x'],
+  '3.x': APPLICATION_STACKS['sdk-node 3.x'],
 };
-const MCP_SDK = ['@modelcontextprotocol/sdk@1.32.2', 'zod@3'];
+/** The server's own packages: the MCP SDK and the zod its tool schema is written with. */
+const SERVER = [MCP_SDK, 'zod@3'];
 
 /** The targets: what the register entry may add, in ms: 150 on Node.js 20, 100 from 22.15 on. */
 export const LIMITS_MS = { 20: 150, 22: 100, 24: 100, 26: 100 };
@@ -80,7 +89,7 @@ export function lineProject(otel) {
     writeFileSync(join(dir, 'package.json'), '{ "name": "coldstart", "private": true }\n');
     execFileSync(
       'npm',
-      ['install', '--no-audit', '--no-fund', ...MCP_SDK, ...STACKS[otel], ...tarballs],
+      ['install', '--no-audit', '--no-fund', ...SERVER, ...STACKS[otel], ...tarballs],
       // Its output only matters when it fails, and the error then carries it.
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
     );

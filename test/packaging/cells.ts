@@ -21,22 +21,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { run, type RunResult } from '../observability/helpers.js';
 import { pnpmScript, runtimeOf, type Runtime } from '../helpers/runtimes.js';
 import { npmInstall, runtimeEnv, type Packed } from './install.js';
+import { MCP_SDK, STACKS } from '../../scripts/otel-stacks.mjs';
 
-/** What each application has before (or while) this package is added. */
-export const STACKS = {
-  /** The design card: OpenTelemetry JS 2.x without sdk-node. */
-  card: [
-    '@opentelemetry/api@1.9.1',
-    '@opentelemetry/sdk-trace-node@2.12.1',
-    '@opentelemetry/exporter-trace-otlp-http@0.223.0',
-  ],
-  'sdk-node 2.x': ['@opentelemetry/api@1.9.1', '@opentelemetry/sdk-node@0.223.0'],
-  'sdk-node 3.x': ['@opentelemetry/api@1.10.0', '@opentelemetry/sdk-node@0.301.0'],
-  /** A user's own pin that mixes the lines: the 2.x api under the 3.x sdk-node. */
-  mixed: ['@opentelemetry/api@1.9.1', '@opentelemetry/sdk-node@0.301.0'],
-} as const;
-
-export const MCP_SDK = '@modelcontextprotocol/sdk@1.32.2';
+// What each application has before (or while) this package is added, and its MCP SDK.
+export { MCP_SDK, STACKS };
 
 /** One install. */
 export interface Cell {

@@ -65,6 +65,7 @@ export function describeWorker(c: WorkerCase): void {
         c.files.worker,
         c.files.config,
         'telemetry.mjs',
+        'failing-tools.mjs',
         'client.mjs',
       ]);
       bundle = await bundleWorker(project, c.files.config);
